@@ -1,0 +1,64 @@
+// swift-tools-version:6.0
+// TabKeep: keep how each user arranged a tab bar, in LMDB, merged across devices.
+
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "TabKeep",
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .visionOS(.v1)],
+    products: [
+        .library(name: "LMDBKit", targets: ["LMDBKit"]),
+        .library(name: "TabKeep", targets: ["TabKeep"]),
+        .library(name: "TabKeepSync", targets: ["TabKeepSync"]),
+        .library(name: "TabKeepUIKit", targets: ["TabKeepUIKit"]),
+        .executable(name: "tabkeep", targets: ["tabkeep"]),
+        .executable(name: "tabkeep-bench", targets: ["tabkeep-bench"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLMDB",
+            pkgConfig: "lmdb",
+            providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
+        ),
+        .systemLibrary(
+            name: "CSQLite",
+            path: "Tools/CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .target(name: "LMDBKit", dependencies: ["CLMDB"], swiftSettings: strict),
+        .target(name: "TabKeep", dependencies: ["LMDBKit"], swiftSettings: strict),
+        .target(name: "TabKeepSync", dependencies: ["TabKeep", "LMDBKit"], swiftSettings: strict),
+        .target(name: "TabKeepUIKit", dependencies: ["TabKeep"], swiftSettings: strict),
+        .executableTarget(
+            name: "tabkeep",
+            dependencies: ["TabKeep", "TabKeepSync"],
+            path: "Tools/tabkeep",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "tabkeep-bench",
+            dependencies: ["TabKeep", "TabKeepSync", "LMDBKit", "CLMDB", "CSQLite"],
+            path: "Tools/tabkeep-bench",
+            swiftSettings: strict
+        ),
+        .testTarget(name: "LMDBKitTests", dependencies: ["LMDBKit"], swiftSettings: strict),
+        .testTarget(name: "TabKeepTests", dependencies: ["TabKeep", "LMDBKit"], swiftSettings: strict),
+        .testTarget(
+            name: "TabKeepSyncTests",
+            dependencies: ["TabKeepSync", "TabKeep", "LMDBKit"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "TabKeepToolTests",
+            dependencies: ["TabKeep", "TabKeepSync"],
+            swiftSettings: strict
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

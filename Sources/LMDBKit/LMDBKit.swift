@@ -1,0 +1,1 @@
+// LMDBKit: safe Swift over liblmdb.

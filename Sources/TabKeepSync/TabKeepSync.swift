@@ -1,0 +1,1 @@
+// TabKeepSync: exchanges document deltas between stores (messages, sessions, folder transport).
