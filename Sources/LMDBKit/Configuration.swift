@@ -1,0 +1,51 @@
+/// How an ``Environment`` is opened.
+///
+/// ```swift
+/// var configuration = Configuration(databases: ["meta", "documents"])
+/// configuration.durability = .metaAsync
+/// let env = try Environment.open(path: "/tmp/store", configuration: configuration)
+/// ```
+public struct Configuration: Hashable, Sendable {
+    /// The named databases, created if missing and opened once when the environment opens.
+    public var databases: [String]
+    /// The most reader slots (concurrent read transactions across all processes). Wraps `mdb_env_set_maxreaders`.
+    public var maxReaders: Int
+    /// The map size to start with, in bytes; the map doubles on demand up to ``maxMapSize``.
+    public var initialMapSize: Int
+    /// The largest the map may grow to, in bytes. A write that needs more fails with ``LMDBError/mapFull``.
+    public var maxMapSize: Int
+    /// When a commit reaches the disk.
+    public var durability: Durability
+    /// The mode of the data and lock files (and of the directory, plus execute bits, when created).
+    public var fileMode: UInt16
+
+    /// A configuration with the given named databases and defaults for everything else:
+    /// 126 readers, a 1 MiB map growing to 64 GiB, `.full` durability, files mode 0600.
+    public init(
+        databases: [String] = [],
+        maxReaders: Int = 126,
+        initialMapSize: Int = 1 << 20,
+        maxMapSize: Int = 64 << 30,
+        durability: Durability = .full,
+        fileMode: UInt16 = 0o600
+    ) {
+        self.databases = databases
+        self.maxReaders = maxReaders
+        self.initialMapSize = initialMapSize
+        self.maxMapSize = maxMapSize
+        self.durability = durability
+        self.fileMode = fileMode
+    }
+}
+
+/// When a committed transaction is on disk.
+public enum Durability: String, Hashable, Sendable, CaseIterable {
+    /// Every commit is flushed with fsync before it returns (the default).
+    case full
+    /// `MDB_NOMETASYNC`: data pages are flushed but the meta page is not; the store is always
+    /// consistent, and an operating-system crash may undo the last commit.
+    case metaAsync
+    /// `MDB_NOSYNC`: nothing is flushed until ``Environment/sync()``; an operating-system crash may
+    /// undo every commit since, but a crash of the process alone loses nothing.
+    case deferred
+}

@@ -1,0 +1,58 @@
+internal import CLMDB
+
+/// A handle on a named database of an ``Environment``, valid as long as the environment is open.
+///
+/// Get one with ``Environment/database(_:)``; handles are opened once, when the environment
+/// opens, and shared by every transaction.
+public struct Database: Hashable, Sendable, CustomStringConvertible {
+    /// The database's name.
+    public let name: String
+    let dbi: MDB_dbi
+
+    /// The database's name.
+    public var description: String { name }
+}
+
+/// The figures `mdb_stat` reports for one database.
+public struct DatabaseStatistics: Hashable, Sendable {
+    /// The size of a page, in bytes.
+    public var pageSize: Int
+    /// The depth of the B-tree.
+    public var depth: Int
+    /// The number of internal (branch) pages.
+    public var branchPages: Int
+    /// The number of leaf pages.
+    public var leafPages: Int
+    /// The number of overflow pages.
+    public var overflowPages: Int
+    /// The number of key/value pairs.
+    public var entries: Int
+
+    init(_ stat: MDB_stat) {
+        pageSize = Int(stat.ms_psize)
+        depth = Int(stat.ms_depth)
+        branchPages = stat.ms_branch_pages
+        leafPages = stat.ms_leaf_pages
+        overflowPages = stat.ms_overflow_pages
+        entries = stat.ms_entries
+    }
+}
+
+/// The figures `mdb_env_info` reports for an environment.
+public struct EnvironmentInfo: Hashable, Sendable {
+    /// The current size of the map, in bytes.
+    public var mapSize: Int
+    /// The number of the last page used.
+    public var lastPage: Int
+    /// The id of the last committed transaction, across every process.
+    public var lastTransactionID: Int
+    /// The reader slots the lock file holds.
+    public var maxReaders: Int
+    /// The reader slots in use.
+    public var readers: Int
+    /// The page size, in bytes.
+    public var pageSize: Int
+
+    /// The bytes of the map in use: (last page + 1) × page size.
+    public var usedBytes: Int { (lastPage + 1) * pageSize }
+}

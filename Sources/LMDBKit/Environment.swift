@@ -1,0 +1,337 @@
+internal import CLMDB
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// An open LMDB environment: one directory holding `data.mdb` and `lock.mdb`.
+///
+/// ```swift
+/// let env = try Environment.open(path: dir, configuration: .init(databases: ["items"]))
+/// let items = try env.database("items")
+/// try env.write { txn in try txn.put(items, key: Array("a".utf8), value: [1, 2, 3]) }
+/// let value = try env.read { txn in try txn.get(items, key: Array("a".utf8)) }
+/// ```
+///
+/// Concurrency, stated: any number of read transactions run at once from any thread (the
+/// environment is always opened with `MDB_NOTLS`, so reader slots follow the transaction, not the
+/// thread); write transactions of this process are serialized by a lock taken before
+/// `mdb_txn_begin`. Transactions are closures that cannot escape and cannot span an `await`.
+///
+/// One environment per path per process: LMDB forbids opening a path twice, so ``open(path:configuration:)``
+/// hands back the live environment when the path is already open. The environment closes when
+/// the last reference to it goes away.
+// @unchecked: owns an MDB_env*, which LMDB makes thread-safe with MDB_NOTLS
+public final class Environment: @unchecked Sendable {
+    let handle: OpaquePointer
+    /// The directory, as a canonical absolute path.
+    public let path: String
+    /// The configuration the environment was opened with.
+    public let configuration: Configuration
+    /// The longest key LMDB accepts, in bytes (`mdb_env_get_maxkeysize`, 511 by default).
+    public let maxKeySize: Int
+    private let databases: [String: Database]
+    let writerLock = WriterLock()
+    let mapLock = MapLock()
+    let depth = ThreadDepth()
+
+    private init(
+        handle: OpaquePointer, path: String, configuration: Configuration, databases: [String: Database]
+    ) {
+        self.handle = handle
+        self.path = path
+        self.configuration = configuration
+        self.databases = databases
+        self.maxKeySize = Int(mdb_env_get_maxkeysize(handle))
+    }
+
+    deinit {
+        Environment.registry.withLock { live in
+            if let box = live[path], box.environment == nil || box.environment === self {
+                live[path] = nil
+            }
+            mdb_env_close(handle)
+        }
+    }
+
+    /// Opens the environment in `path`, creating the directory and the files if missing, or hands
+    /// back the environment already open at that path in this process.
+    ///
+    /// Stale reader slots left by dead processes are cleared on open (`mdb_reader_check`), and
+    /// every named database of the configuration is opened (created if missing) in one transaction.
+    /// Wraps `mdb_env_create`, `mdb_env_open` and `mdb_dbi_open`.
+    public static func open(path: String, configuration: Configuration = .init()) throws(LMDBError)
+        -> Environment
+    {
+        let canonical = try prepareDirectory(path, mode: configuration.fileMode)
+        // Holds a found environment until the lock is released, so its deinit never runs under the lock.
+        var found: Environment?
+        defer { withExtendedLifetime(found) {} }
+        return try registry.withLock { live throws(LMDBError) -> Environment in
+            found = live[canonical]?.environment
+            if let existing = found {
+                for name in configuration.databases where existing.databases[name] == nil {
+                    throw LMDBError.unknownDatabase(name)
+                }
+                return existing
+            }
+            let env = try openNew(path: canonical, configuration: configuration)
+            live[canonical] = WeakEnvironment(env)
+            return env
+        }
+    }
+
+    private static func openNew(path: String, configuration: Configuration) throws(LMDBError) -> Environment {
+        var raw: OpaquePointer?
+        try check(mdb_env_create(&raw))
+        guard let handle = raw else { throw LMDBError.system(errno: ENOMEM) }
+        var flags = UInt32(MDB_NOTLS)
+        switch configuration.durability {
+        case .full: break
+        case .metaAsync: flags |= UInt32(MDB_NOMETASYNC)
+        case .deferred: flags |= UInt32(MDB_NOSYNC)
+        }
+        let opened: Result<[String: Database], LMDBError> = {
+            do throws(LMDBError) {
+                try check(mdb_env_set_maxreaders(handle, UInt32(configuration.maxReaders)))
+                try check(mdb_env_set_maxdbs(handle, MDB_dbi(max(configuration.databases.count, 1))))
+                try check(mdb_env_set_mapsize(handle, configuration.initialMapSize))
+                try check(mdb_env_open(handle, path, flags, mdb_mode_t(configuration.fileMode)))
+                var dead: Int32 = 0
+                try check(mdb_reader_check(handle, &dead))
+                return .success(try openDatabases(handle, names: configuration.databases))
+            } catch {
+                return .failure(error)
+            }
+        }()
+        switch opened {
+        case .success(let databases):
+            return Environment(handle: handle, path: path, configuration: configuration, databases: databases)
+        case .failure(let error):
+            mdb_env_close(handle)
+            throw error
+        }
+    }
+
+    /// Opens every named database, first without creating (so a read-only store still opens), then
+    /// creating the missing ones in one write transaction.
+    private static func openDatabases(_ env: OpaquePointer, names: [String]) throws(LMDBError) -> [String:
+        Database]
+    {
+        guard !names.isEmpty else { return [:] }
+        for create in [false, true] {
+            var txn: OpaquePointer?
+            try check(mdb_txn_begin(env, nil, create ? 0 : UInt32(MDB_RDONLY), &txn))
+            var result: [String: Database] = [:]
+            var missing = false
+            for name in names {
+                var dbi: MDB_dbi = 0
+                let rc = mdb_dbi_open(txn, name, create ? UInt32(MDB_CREATE) : 0, &dbi)
+                if rc == MDB_NOTFOUND && !create {
+                    missing = true
+                    break
+                }
+                if rc != 0 {
+                    mdb_txn_abort(txn)
+                    throw LMDBError(code: rc)
+                }
+                result[name] = Database(name: name, dbi: dbi)
+            }
+            if missing {
+                mdb_txn_abort(txn)
+                continue
+            }
+            try check(mdb_txn_commit(txn))
+            return result
+        }
+        throw LMDBError.notFound
+    }
+
+    /// Creates the directory (mode `fileMode` plus execute bits) if missing and returns its canonical path.
+    private static func prepareDirectory(_ path: String, mode: UInt16) throws(LMDBError) -> String {
+        guard !path.isEmpty else { throw LMDBError.system(errno: ENOENT) }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { throw LMDBError.system(errno: ENOTDIR) }
+        } else {
+            let directoryMode = Int(mode) | (Int(mode) & 0o444) >> 2
+            do {
+                try FileManager.default.createDirectory(
+                    atPath: path, withIntermediateDirectories: true,
+                    attributes: [.posixPermissions: directoryMode])
+            } catch {
+                throw LMDBError.system(errno: errno == 0 ? EACCES : errno)
+            }
+        }
+        guard let resolved = realpath(path, nil) else { throw LMDBError.system(errno: errno) }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// The handle of a named database opened with the environment.
+    public func database(_ name: String) throws(LMDBError) -> Database {
+        guard let database = databases[name] else { throw LMDBError.unknownDatabase(name) }
+        return database
+    }
+
+    /// The names of the databases opened with the environment, sorted.
+    public var databaseNames: [String] { databases.keys.sorted() }
+
+    // MARK: Transactions
+
+    /// Runs `body` in a read-only transaction over one consistent snapshot.
+    ///
+    /// Read transactions run concurrently with each other and with the writer, from any thread.
+    /// Values handed out as pointers are valid only inside `body`.
+    public func read<R>(_ body: (borrowing Transaction) throws -> R) throws -> R {
+        let outer = depth.value
+        depth.value = outer + 2
+        defer { depth.value = outer }
+        mapLock.lockShared()
+        defer { mapLock.unlock() }
+        let txn = try begin(readOnly: true, nested: outer != 0)
+        defer { mdb_txn_abort(txn) }
+        return try body(Transaction(handle: txn, environment: self, isWritable: false))
+    }
+
+    /// Runs `body` in a write transaction: it commits when `body` returns and aborts when it throws.
+    ///
+    /// Writers in this process are serialized. The closure may run more than once: when the map is
+    /// full, the transaction is dropped, the map doubles (up to ``Configuration/maxMapSize``) and
+    /// `body` runs again, so it must touch nothing outside its transaction. Starting a write inside
+    /// another transaction on the same thread throws ``LMDBError/nestedTransaction``.
+    public func write<R>(_ body: (borrowing Transaction) throws -> R) throws -> R {
+        guard depth.value == 0 else { throw LMDBError.nestedTransaction }
+        depth.value = 1
+        defer { depth.value = 0 }
+        writerLock.lock()
+        defer { writerLock.unlock() }
+        mapLock.lockShared()
+        defer { mapLock.unlock() }
+        while true {
+            let txn = try begin(readOnly: false, nested: false)
+            let result: R
+            do {
+                result = try body(Transaction(handle: txn, environment: self, isWritable: true))
+            } catch LMDBError.mapFull {
+                mdb_txn_abort(txn)
+                try growMap()
+                continue
+            } catch {
+                mdb_txn_abort(txn)
+                throw error
+            }
+            // A failed commit frees the transaction: never abort after it.
+            let rc = mdb_txn_commit(txn)
+            if rc == MDB_MAP_FULL {
+                try growMap()
+                continue
+            }
+            try check(rc)
+            return result
+        }
+    }
+
+    /// Begins a transaction, adopting a map grown by another process (`MDB_MAP_RESIZED`) and
+    /// clearing stale reader slots when every slot is taken (`MDB_READERS_FULL`).
+    private func begin(readOnly: Bool, nested: Bool) throws(LMDBError) -> OpaquePointer {
+        var attempts = 0
+        while true {
+            var txn: OpaquePointer?
+            let rc = mdb_txn_begin(handle, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn)
+            if rc == 0, let txn { return txn }
+            attempts += 1
+            guard attempts < 4 else { throw LMDBError(code: rc) }
+            switch rc {
+            case MDB_MAP_RESIZED where !nested:
+                try withExclusiveMap { () throws(LMDBError) in try check(mdb_env_set_mapsize(handle, 0)) }
+            case MDB_READERS_FULL:
+                var dead: Int32 = 0
+                try check(mdb_reader_check(handle, &dead))
+                if dead == 0 { throw LMDBError.readersFull }
+            default:
+                throw LMDBError(code: rc)
+            }
+        }
+    }
+
+    /// Doubles the map, up to the configured maximum; throws `mapFull` at the maximum.
+    private func growMap() throws(LMDBError) {
+        let current = info().mapSize
+        guard current < configuration.maxMapSize else { throw LMDBError.mapFull }
+        let next = min(max(current, 1 << 16) * 2, configuration.maxMapSize)
+        try withExclusiveMap { () throws(LMDBError) in try check(mdb_env_set_mapsize(handle, next)) }
+    }
+
+    /// Trades this thread's shared hold of the map lock for an exclusive one around `body`.
+    private func withExclusiveMap(_ body: () throws(LMDBError) -> Void) throws(LMDBError) {
+        mapLock.unlock()
+        mapLock.lockExclusive()
+        defer {
+            mapLock.unlock()
+            mapLock.lockShared()
+        }
+        try body()
+    }
+
+    // MARK: Maintenance
+
+    /// Flushes every commit to disk; needed only with ``Durability/deferred``. Wraps `mdb_env_sync`.
+    public func sync() throws(LMDBError) {
+        try check(mdb_env_sync(handle, 1))
+    }
+
+    /// The environment's figures. Wraps `mdb_env_info` and `mdb_env_stat`.
+    public func info() -> EnvironmentInfo {
+        var info = MDB_envinfo()
+        var stat = MDB_stat()
+        mdb_env_info(handle, &info)
+        mdb_env_stat(handle, &stat)
+        return EnvironmentInfo(
+            mapSize: info.me_mapsize, lastPage: info.me_last_pgno, lastTransactionID: info.me_last_txnid,
+            maxReaders: Int(info.me_maxreaders), readers: Int(info.me_numreaders),
+            pageSize: Int(stat.ms_psize))
+    }
+
+    /// The id of the last transaction committed by any process: cheap, for change polling.
+    public var lastTransactionID: Int { info().lastTransactionID }
+
+    /// The figures of one database. Wraps `mdb_stat`.
+    public func statistics(of database: Database) throws -> DatabaseStatistics {
+        try read { txn in try txn.statistics(of: database) }
+    }
+
+    /// Clears reader slots left by processes that died; returns how many. Wraps `mdb_reader_check`.
+    @discardableResult
+    public func clearStaleReaders() throws(LMDBError) -> Int {
+        var dead: Int32 = 0
+        try check(mdb_reader_check(handle, &dead))
+        return Int(dead)
+    }
+
+    /// Copies the environment, while it is in use, into `destination` (created if missing, and
+    /// empty). With `compact`, free pages are omitted and pages renumbered. The copy is a
+    /// consistent snapshot of the last commit before the copy began. Wraps `mdb_env_copy2`.
+    public func backup(to destination: String, compact: Bool = false) throws(LMDBError) {
+        let target = try Environment.prepareDirectory(destination, mode: configuration.fileMode)
+        let contents = (try? FileManager.default.contentsOfDirectory(atPath: target)) ?? []
+        guard contents.isEmpty else { throw LMDBError.destinationNotEmpty(target) }
+        try check(mdb_env_copy2(handle, target, compact ? UInt32(MDB_CP_COMPACT) : 0))
+        chmod(target + "/data.mdb", mode_t(configuration.fileMode))
+    }
+
+    // MARK: The registry of open paths
+
+    private static let registry = Mutex<[String: WeakEnvironment]>([:])
+}
+
+/// A weak reference to an open environment, so the registry does not keep it alive.
+// @unchecked: the weak reference is read only under the registry's lock
+private final class WeakEnvironment: @unchecked Sendable {
+    weak var environment: Environment?
+    init(_ environment: Environment) { self.environment = environment }
+}

@@ -1,1 +1,0 @@
-// LMDBKit: safe Swift over liblmdb.

@@ -1,0 +1,55 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A pthread mutex that is locked and unlocked across scopes (the writer lock of an environment).
+// @unchecked: owns a pthread mutex, used only through lock/unlock
+final class WriterLock: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+
+    init() { pthread_mutex_init(mutex, nil) }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    func lock() { pthread_mutex_lock(mutex) }
+    func unlock() { pthread_mutex_unlock(mutex) }
+}
+
+/// A pthread read-write lock: every transaction holds it shared; a map resize holds it exclusive,
+/// because `mdb_env_set_mapsize` may only run while no transaction of this process is active.
+// @unchecked: owns a pthread rwlock, used only through its methods
+final class MapLock: @unchecked Sendable {
+    private let rwlock = UnsafeMutablePointer<pthread_rwlock_t>.allocate(capacity: 1)
+
+    init() { pthread_rwlock_init(rwlock, nil) }
+
+    deinit {
+        pthread_rwlock_destroy(rwlock)
+        rwlock.deallocate()
+    }
+
+    func lockShared() { pthread_rwlock_rdlock(rwlock) }
+    func lockExclusive() { pthread_rwlock_wrlock(rwlock) }
+    func unlock() { pthread_rwlock_unlock(rwlock) }
+}
+
+/// Per-thread transaction depth for one environment, so that a write started inside another
+/// transaction on the same thread fails loudly instead of deadlocking.
+// @unchecked: a pthread key, itself thread-safe
+final class ThreadDepth: @unchecked Sendable {
+    private var key = pthread_key_t()
+
+    init() { pthread_key_create(&key, nil) }
+    deinit { pthread_key_delete(key) }
+
+    /// Bit 0: a write is open on this thread; the rest: the number of open reads.
+    var value: Int {
+        get { Int(bitPattern: pthread_getspecific(key)) }
+        set { pthread_setspecific(key, UnsafeRawPointer(bitPattern: newValue)) }
+    }
+}

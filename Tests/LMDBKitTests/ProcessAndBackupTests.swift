@@ -1,0 +1,78 @@
+import Foundation
+import LMDBKit
+import Testing
+
+@Suite("Backups and other processes")
+struct ProcessAndBackupTests {
+    let directory = TemporaryDirectory()
+
+    @Test func aBackupTakenWhileAWriterCommitsHoldsEveryEarlierKey() async throws {
+        let env = try Environment.open(path: directory.sub("env"), configuration: .init(databases: ["items"]))
+        let items = try env.database("items")
+        try env.write { txn throws in
+            for i in 0..<1_000 { try txn.put(items, key: "before\(i)".bytes, value: [1]) }
+        }
+        let writer = Task.detached {
+            for i in 0..<300 {
+                try env.write { txn throws in
+                    try txn.put(items, key: "during\(i)".bytes, value: [UInt8](repeating: 2, count: 500))
+                }
+            }
+        }
+        for (index, compact) in [false, true].enumerated() {
+            let committedBefore = try env.read { txn throws in try txn.count(items) }
+            let target = directory.sub("backup\(index)")
+            try env.backup(to: target, compact: compact)
+            let copy = try Environment.open(path: target, configuration: .init(databases: ["items"]))
+            let copied = try copy.database("items")
+            try copy.read { txn throws in
+                #expect(try txn.count(copied) >= committedBefore)
+                for i in 0..<1_000 { #expect(try txn.get(copied, key: "before\(i)".bytes) == [1]) }
+            }
+            let mode = try FileManager.default.attributesOfItem(atPath: target + "/data.mdb")[
+                .posixPermissions]
+            #expect((mode as? NSNumber)?.intValue == 0o600)
+        }
+        try await writer.value
+    }
+
+    @Test func aBackupIntoANonEmptyDirectoryIsRefused() throws {
+        let env = try Environment.open(path: directory.sub("env"), configuration: .init(databases: ["items"]))
+        let target = directory.sub("full")
+        try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: target + "/file", contents: Data([1])))
+        #expect(throws: LMDBError.self) { try env.backup(to: target) }
+    }
+
+    @Test func aSecondProcessSeesTheFirstOnesCommits() throws {
+        let mdbDump = try #require(which("mdb_dump"), "mdb_dump from lmdb-utils is needed")
+        let env = try Environment.open(path: directory.sub("env"), configuration: .init(databases: ["items"]))
+        let items = try env.database("items")
+        for round in 0..<3 {
+            try env.write { txn throws in try txn.put(items, key: "round\(round)".bytes, value: "seen".bytes)
+            }
+            let (status, output) = try run(mdbDump, ["-p", "-s", "items", env.path])
+            #expect(status == 0)
+            #expect(output.contains("round\(round)"))
+        }
+    }
+
+    @Test func mdbStatReadsAnEnvironmentLMDBKitMade() throws {
+        let mdbStat = try #require(which("mdb_stat"), "mdb_stat from lmdb-utils is needed")
+        let env = try Environment.open(
+            path: directory.sub("env"), configuration: .init(databases: ["items", "more"]))
+        let items = try env.database("items")
+        try env.write { txn throws in for i in 0..<10 { try txn.put(items, key: "k\(i)".bytes, value: [1]) } }
+        let (status, output) = try run(mdbStat, ["-a", env.path])
+        #expect(status == 0)
+        #expect(output.contains("Status of items"))
+        #expect(output.contains("Entries: 10"))
+        #expect(output.contains("Status of more"))
+    }
+
+    @Test func staleReaderSlotsCanBeCleared() throws {
+        let env = try Environment.open(path: directory.sub("env"), configuration: .init(databases: ["items"]))
+        #expect(try env.clearStaleReaders() == 0)
+        #expect(env.info().maxReaders == 126)
+    }
+}
