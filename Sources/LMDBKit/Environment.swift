@@ -25,7 +25,8 @@ import Synchronization
 /// One environment per path per process: LMDB forbids opening a path twice, so ``open(path:configuration:)``
 /// hands back the live environment when the path is already open. The environment closes when
 /// the last reference to it goes away.
-// @unchecked: owns an MDB_env*, which LMDB makes thread-safe with MDB_NOTLS
+///
+/// `@unchecked Sendable`: it owns an `MDB_env*`, which LMDB makes thread-safe with `MDB_NOTLS`.
 public final class Environment: @unchecked Sendable {
     let handle: OpaquePointer
     /// The directory, as a canonical absolute path.
