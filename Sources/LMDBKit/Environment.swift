@@ -268,6 +268,59 @@ public final class Environment: @unchecked Sendable {
         try withExclusiveMap { () throws(LMDBError) in try check(mdb_env_set_mapsize(handle, next)) }
     }
 
+    /// Grows the map to at least `bytes` (up to the configured maximum) before a large write, so the
+    /// write does not run several times while the map doubles. Wraps `mdb_env_set_mapsize`.
+    public func reserveMapSize(atLeast bytes: Int) throws(LMDBError) {
+        guard depth.value == 0 else { throw LMDBError.nestedTransaction }
+        writerLock.lock()
+        defer { writerLock.unlock() }
+        let target = min(bytes, configuration.maxMapSize)
+        guard info().mapSize < target else { return }
+        mapLock.lockExclusive()
+        defer { mapLock.unlock() }
+        try check(mdb_env_set_mapsize(handle, target))
+    }
+
+    /// Opens the environment at `path` read-only and without touching its lock file
+    /// (`MDB_RDONLY | MDB_NOLOCK`), reads one value and closes it: for checking a store (its schema,
+    /// say) before opening it for real, leaving every file byte-identical. Returns nil when the
+    /// directory, the database or the key is missing.
+    public static func peek(path: String, database name: String, key: [UInt8]) throws(LMDBError) -> [UInt8]? {
+        guard FileManager.default.fileExists(atPath: path + "/data.mdb") else { return nil }
+        var raw: OpaquePointer?
+        try check(mdb_env_create(&raw))
+        guard let handle = raw else { throw LMDBError.system(errno: ENOMEM) }
+        defer { mdb_env_close(handle) }
+        try check(mdb_env_set_maxdbs(handle, 64))
+        try check(mdb_env_open(handle, path, UInt32(MDB_RDONLY | MDB_NOLOCK | MDB_NOTLS), 0o600))
+        var txn: OpaquePointer?
+        try check(mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &txn))
+        defer { mdb_txn_abort(txn) }
+        var dbi: MDB_dbi = 0
+        let rc = mdb_dbi_open(txn, name, 0, &dbi)
+        if rc == MDB_NOTFOUND { return nil }
+        try check(rc)
+        var data = MDB_val()
+        let found = key.withUnsafeBytes { bytes in
+            var k = MDB_val(mv_size: bytes.count, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+            return mdb_get(txn, dbi, &k, &data)
+        }
+        if found == MDB_NOTFOUND { return nil }
+        try check(found)
+        return Array(UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size))
+    }
+
+    /// Whether `path` is open in this process right now.
+    public static func isOpen(path: String) -> Bool {
+        guard let resolved = realpath(path, nil) else { return false }
+        defer { free(resolved) }
+        let canonical = String(cString: resolved)
+        // Released outside the lock, so a last reference never runs deinit under it.
+        var found: Environment?
+        registry.withLock { found = $0[canonical]?.environment }
+        return found != nil
+    }
+
     /// Trades this thread's shared hold of the map lock for an exclusive one around `body`.
     private func withExclusiveMap(_ body: () throws(LMDBError) -> Void) throws(LMDBError) {
         mapLock.unlock()
