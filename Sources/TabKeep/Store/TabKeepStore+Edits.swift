@@ -1,0 +1,149 @@
+import LMDBKit
+
+extension TabKeepStore {
+    /// Applies `edits` to `profile`'s `bar`, in order, atomically: all commit, or, if one throws,
+    /// none does. Order-dependent edits resolve against `catalog` (or the registered one).
+    ///
+    /// Returns when the commit is done (on disk in `.full` mode). From UI code, prefer the `async`
+    /// variant, which never blocks the caller on fsync.
+    public func edit(
+        _ profile: ProfileID, bar: BarID = .main, catalog: Catalog? = nil, _ edits: [TabBarEdit]
+    ) throws(TabKeepError) {
+        let key = DocumentKey(profile: profile, bar: bar)
+        let request = EditRequest(key: key, catalog: catalog, edits: edits)
+        try commit([request])[0].get()
+    }
+
+    /// Applies one edit to `profile`'s `bar`; see ``edit(_:bar:catalog:_:)-(_,_,_,[TabBarEdit])``.
+    public func edit(_ profile: ProfileID, bar: BarID = .main, catalog: Catalog? = nil, _ edit: TabBarEdit)
+        throws(TabKeepError)
+    {
+        try self.edit(profile, bar: bar, catalog: catalog, [edit])
+    }
+
+    /// Resets `profile`'s `bar` to the catalog's defaults: an observed-remove clear of every entry
+    /// this store has seen (edits made elsewhere that it has not seen survive a later sync).
+    public func reset(_ profile: ProfileID, bar: BarID = .main) throws(TabKeepError) {
+        try edit(profile, bar: bar, catalog: Catalog.empty, [.reset])
+    }
+
+    /// Erases `profile`: every bar is cleared, permanently on this replica the moment it commits.
+    /// Returns the bars that were erased.
+    @discardableResult
+    public func erase(_ profile: ProfileID) throws(TabKeepError) -> [BarID] {
+        let bars = try bars(of: profile)
+        let requests = bars.map { EditRequest(key: DocumentKey(profile: profile, bar: $0), catalog: .empty, edits: [.reset]) }
+        for result in try commit(requests) { try result.get() }
+        return bars
+    }
+
+    /// Folds `guest`'s bars into `account` (a guest session into a signed-in account) by the merge
+    /// rules: for each entry the later write wins, badge increments add up. With `removingGuest`,
+    /// the guest profile is erased in the same transaction.
+    public func mergeProfile(_ guest: ProfileID, into account: ProfileID, removingGuest: Bool = true)
+        throws(TabKeepError)
+    {
+        guard guest != account else { return }
+        do {
+            let (changed, added): ([DocumentKey], [Dot]) = try environment.write { txn in
+                var replica = try loadReplica(txn)
+                var changed: [DocumentKey] = []
+                var added: [Dot] = []
+                for bar in try barsOf(txn, guest) {
+                    let guestKey = DocumentKey(profile: guest, bar: bar)
+                    let accountKey = DocumentKey(profile: account, bar: bar)
+                    guard let guestDocument = try loadDocument(txn, guestKey) else { continue }
+                    let previous = try loadDocument(txn, accountKey)
+                    var merged = previous ?? TabBarDocument()
+                    merged.fold(guestDocument, by: &replica)
+                    added += try saveDocument(txn, accountKey, merged, previous: previous)
+                    changed.append(accountKey)
+                    if removingGuest {
+                        var cleared = guestDocument
+                        try cleared.apply(.reset, catalog: .empty, by: &replica)
+                        added += try saveDocument(txn, guestKey, cleared, previous: guestDocument)
+                        changed.append(guestKey)
+                    }
+                }
+                try saveReplica(txn, replica)
+                return (changed, added)
+            }
+            watchers.publish(changed, dots: added)
+        } catch {
+            throw TabKeepError.wrap(error)
+        }
+    }
+
+    /// The bars of `profile` with a stored document, erased ones included.
+    func barsOf(_ txn: borrowing Transaction, _ profile: ProfileID) throws -> [BarID] {
+        var bars: [BarID] = []
+        try txn.forEach(documents, in: .prefix(Array(profile.rawValue.utf8) + [0])) { key, _ in
+            bars.append(try DocumentKey(bytes: key).bar)
+            return true
+        }
+        return bars
+    }
+
+    /// Commits `requests` in one write transaction. Each request's edits apply all-or-nothing: one
+    /// that throws leaves its document untouched and reports its error, and the others still commit.
+    func commit(_ requests: [EditRequest]) throws(TabKeepError) -> [Result<Void, TabKeepError>] {
+        do {
+            let (results, changed, added) = try environment.write { txn in
+                var replica = try loadReplica(txn)
+                var working: [DocumentKey: (previous: TabBarDocument?, current: TabBarDocument)] = [:]
+                var catalogsByBar: [BarID: Catalog] = [:]
+                var results: [Result<Void, TabKeepError>] = []
+                results.reserveCapacity(requests.count)
+                for request in requests {
+                    do {
+                        let catalog: Catalog
+                        if let given = request.catalog {
+                            catalog = given
+                        } else if let cached = catalogsByBar[request.key.bar] {
+                            catalog = cached
+                        } else {
+                            catalog = try storedCatalog(txn, bar: request.key.bar)
+                            catalogsByBar[request.key.bar] = catalog
+                        }
+                        let state = try working[request.key] ?? {
+                            let stored = try loadDocument(txn, request.key)
+                            return (stored, stored ?? TabBarDocument())
+                        }()
+                        var document = state.current
+                        var scratch = replica
+                        for edit in request.edits { try document.apply(edit, catalog: catalog, by: &scratch) }
+                        replica = scratch
+                        working[request.key] = (state.previous, document)
+                        results.append(.success(()))
+                    } catch {
+                        results.append(.failure(TabKeepError.wrap(error)))
+                    }
+                }
+                let changed = working.keys.sorted()
+                var added: [Dot] = []
+                for key in changed {
+                    let state = working[key]!
+                    added += try saveDocument(txn, key, state.current, previous: state.previous)
+                }
+                if !changed.isEmpty { try saveReplica(txn, replica) }
+                return (results, changed, added)
+            }
+            watchers.publish(changed, dots: added)
+            return results
+        } catch {
+            throw TabKeepError.wrap(error)
+        }
+    }
+}
+
+/// One caller's edits of one document, as the writer receives them.
+struct EditRequest: Sendable {
+    var key: DocumentKey
+    var catalog: Catalog?
+    var edits: [TabBarEdit]
+}
+
+extension Catalog {
+    /// A catalog with no tabs, for edits that need none (a reset).
+    static let empty: Catalog = try! Catalog(tabs: [])
+}

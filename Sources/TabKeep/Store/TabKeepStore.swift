@@ -1,0 +1,372 @@
+public import Foundation
+public import LMDBKit
+import Synchronization
+
+/// The tab bar arrangements of every profile on this device, in LMDB.
+///
+/// ```swift
+/// let store = try TabKeepStore(directory: TabKeepStore.defaultDirectory)
+/// let profile = try ProfileID("user-42")
+/// let catalog = try Catalog(["home", "search", "inbox", "library", "profile", "settings", "help"].map { try TabID($0) })
+/// try store.registerCatalog(catalog, for: .main)
+/// try store.edit(profile, [.move(try TabID("inbox"), to: 0), .select(.tab(try TabID("search")))])
+/// let layout = try store.layout(profile)      // one LMDB get and a decode
+/// print(layout.split(maxVisible: 5).visible)
+/// ```
+///
+/// Reads run concurrently from any thread; writes are serialized, across processes too. The
+/// synchronous edit methods return when the edit is committed (durable in `.full` mode); the
+/// `async` ones hand the edit to a background writer that commits many callers' edits together
+/// (group commit) and resumes each caller when its edit is durable. ``changes()`` reports every
+/// changed (profile, bar), whoever committed it.
+///
+/// One store per directory per process: opening the same directory twice shares one LMDB
+/// environment.
+public final class TabKeepStore: Sendable {
+    /// How a store is opened.
+    public struct Options: Hashable, Sendable {
+        /// When commits reach the disk: `.full` (fsync per commit, the default), `.metaAsync` or `.deferred`.
+        public var durability: Durability
+        /// The largest the store's map may grow to, in bytes (default 64 GiB, virtual until used).
+        public var maxMapSize: Int
+        /// The map size to start with, in bytes.
+        public var initialMapSize: Int
+        /// How often ``TabKeepStore/changes()`` looks for other processes' commits.
+        public var pollInterval: Duration
+
+        /// Options with the defaults: `.full`, a 4 MiB map growing to 64 GiB, polling every 250 ms.
+        public init(
+            durability: Durability = .full, maxMapSize: Int = 64 << 30, initialMapSize: Int = 4 << 20,
+            pollInterval: Duration = .milliseconds(250)
+        ) {
+            self.durability = durability
+            self.maxMapSize = maxMapSize
+            self.initialMapSize = initialMapSize
+            self.pollInterval = pollInterval
+        }
+    }
+
+    /// The LMDB environment underneath, for tools that read raw figures.
+    public let environment: Environment
+    /// This store's replica id: made when the store was created, never reused.
+    public let replicaID: ReplicaID
+    /// When the store was created, in milliseconds since 1970.
+    public let createdMilliseconds: UInt64
+    /// The options the store was opened with.
+    public let options: Options
+
+    let meta: Database
+    let documents: Database
+    let dots: Database
+    let versions: Database
+    let catalogs: Database
+    let groupCommit = GroupCommitQueue()
+    let watchers = ChangeWatchers()
+
+    /// The default store directory of this platform: Application Support/TabKeep on Apple
+    /// platforms, `$XDG_DATA_HOME/tabkeep` (else `~/.local/share/tabkeep`) elsewhere.
+    public static var defaultDirectory: URL {
+        #if canImport(Darwin)
+            let base = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
+            return base.appendingPathComponent("TabKeep", isDirectory: true)
+        #else
+            let environment = ProcessInfo.processInfo.environment
+            if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
+                return URL(fileURLWithPath: data).appendingPathComponent("tabkeep", isDirectory: true)
+            }
+            return FileManager.default.homeDirectoryForCurrentUser
+                .appendingPathComponent(".local/share/tabkeep", isDirectory: true)
+        #endif
+    }
+
+    /// Opens the store in `directory`, creating it if missing.
+    ///
+    /// A store written by a newer schema is refused with ``TabKeepError/newerSchema(found:supported:)``
+    /// before LMDB opens it for writing, so its files stay byte-identical.
+    public convenience init(directory: URL, options: Options = .init()) throws(TabKeepError) {
+        try self.init(path: directory.path, options: options)
+    }
+
+    /// Opens the store at the directory `path`, creating it if missing.
+    public init(path: String, options: Options = .init()) throws(TabKeepError) {
+        self.options = options
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
+            throw .invalidDirectory(path: path, reason: "it is a file, not a directory")
+        }
+        do {
+            if !Environment.isOpen(path: path),
+                let schema = try Environment.peek(path: path, database: Records.meta, key: Records.MetaKey.schema)
+            {
+                try Self.checkSchema(schema)
+            }
+            let configuration = Configuration(
+                databases: Records.all, initialMapSize: options.initialMapSize, maxMapSize: options.maxMapSize,
+                durability: options.durability)
+            environment = try Environment.open(path: path, configuration: configuration)
+            meta = try environment.database(Records.meta)
+            documents = try environment.database(Records.documents)
+            dots = try environment.database(Records.dots)
+            versions = try environment.database(Records.versions)
+            catalogs = try environment.database(Records.catalogs)
+        } catch {
+            throw TabKeepError.wrap(error)
+        }
+        (replicaID, createdMilliseconds) = try Self.initializeMeta(
+            environment, meta: meta, documents: documents)
+    }
+
+    deinit {
+        watchers.stop()
+    }
+
+    private static func checkSchema(_ bytes: [UInt8]) throws(TabKeepError) {
+        guard let schema = Records.uint64(bytes) else {
+            throw .corruptMeta("schema is \(bytes.count) bytes, not 8")
+        }
+        guard schema <= Records.schemaVersion else {
+            throw .newerSchema(found: Int(clamping: schema), supported: Records.schemaVersion)
+        }
+    }
+
+    /// Reads `meta`, writing it first when the store is new.
+    private static func initializeMeta(_ env: Environment, meta: Database, documents: Database) throws(TabKeepError)
+        -> (ReplicaID, UInt64)
+    {
+        do {
+            if let existing = try env.read({ txn in try readIdentity(txn, meta: meta) }) { return existing }
+            return try env.write { txn in
+                if let existing = try readIdentity(txn, meta: meta) { return existing }
+                let replica = ReplicaID.random()
+                let created = HybridLogicalClock.wallMilliseconds()
+                try txn.put(meta, key: Records.MetaKey.schema, value: Records.bigEndian(UInt64(Records.schemaVersion)))
+                try txn.put(meta, key: Records.MetaKey.replica, value: Records.bigEndian(replica.rawValue))
+                try txn.put(meta, key: Records.MetaKey.clock, value: Records.bigEndian(0))
+                try txn.put(meta, key: Records.MetaKey.sequence, value: Records.bigEndian(0))
+                try txn.put(meta, key: Records.MetaKey.created, value: Records.bigEndian(created))
+                return (replica, created)
+            }
+        } catch {
+            throw TabKeepError.wrap(error)
+        }
+    }
+
+    private static func readIdentity(_ txn: borrowing Transaction, meta: Database) throws -> (ReplicaID, UInt64)? {
+        guard let schemaBytes = try txn.get(meta, key: Records.MetaKey.schema) else { return nil }
+        try checkSchema(schemaBytes)
+        guard let replica = try txn.get(meta, key: Records.MetaKey.replica).flatMap(Records.uint64), replica != 0
+        else { throw TabKeepError.corruptMeta("replica id missing or malformed") }
+        let created = try txn.get(meta, key: Records.MetaKey.created).flatMap(Records.uint64) ?? 0
+        return (ReplicaID(rawValue: replica), created)
+    }
+
+    // MARK: Replica state, read and written inside every write transaction
+
+    /// This replica's clock and last sequence, as committed (shared by every process on the store).
+    func loadReplica(_ txn: borrowing Transaction) throws -> Replica {
+        guard let clock = try txn.get(meta, key: Records.MetaKey.clock).flatMap(Records.uint64),
+            let sequence = try txn.get(meta, key: Records.MetaKey.sequence).flatMap(Records.uint64)
+        else { throw TabKeepError.corruptMeta("clock or sequence missing or malformed") }
+        return Replica(id: replicaID, clock: HybridLogicalClock(last: Stamp(rawValue: clock)), sequence: sequence)
+    }
+
+    func saveReplica(_ txn: borrowing Transaction, _ replica: Replica) throws {
+        try txn.put(meta, key: Records.MetaKey.clock, value: Records.bigEndian(replica.clock.last.rawValue))
+        try txn.put(meta, key: Records.MetaKey.sequence, value: Records.bigEndian(replica.sequence))
+        try raiseVersion(txn, replica.id, to: replica.sequence)
+    }
+
+    func raiseVersion(_ txn: borrowing Transaction, _ replica: ReplicaID, to sequence: UInt64) throws {
+        let key = Records.bigEndian(replica.rawValue)
+        let current = try txn.get(versions, key: key).flatMap(Records.uint64) ?? 0
+        if sequence > current { try txn.put(versions, key: key, value: Records.bigEndian(sequence)) }
+    }
+
+    // MARK: Documents
+
+    /// The stored document of `key`, or nil.
+    func loadDocument(_ txn: borrowing Transaction, _ key: DocumentKey) throws -> TabBarDocument? {
+        try txn.withValue(documents, key: key.bytes) { bytes throws(TabKeepError) -> TabBarDocument? in
+            guard let bytes else { return nil }
+            do {
+                return try TabBarDocument(decoding: bytes)
+            } catch {
+                throw .corruptDocument(key, error)
+            }
+        }
+    }
+
+    /// Writes `document` under `key`, keeping `dots` and `versions` in step: dots that left the
+    /// document are dropped, new ones added and counted into the version vector.
+    @discardableResult
+    func saveDocument(
+        _ txn: borrowing Transaction, _ key: DocumentKey, _ document: TabBarDocument, previous: TabBarDocument?
+    ) throws -> [Dot] {
+        let keyBytes = key.bytes
+        let old = Set(previous?.dots ?? [])
+        let new = Set(document.dots)
+        for dot in old.subtracting(new) { try txn.delete(dots, key: Records.dotKey(dot)) }
+        var highest: [ReplicaID: UInt64] = [:]
+        let added = new.subtracting(old)
+        for dot in added {
+            try txn.put(dots, key: Records.dotKey(dot), value: keyBytes)
+            highest[dot.replica] = max(highest[dot.replica] ?? 0, dot.sequence)
+        }
+        for (replica, sequence) in highest { try raiseVersion(txn, replica, to: sequence) }
+        let encoded = document.encoded()
+        try txn.put(documents, key: keyBytes, value: encoded)
+        return Array(added)
+    }
+
+    // MARK: Reads
+
+    /// The layout of `profile`'s `bar` as the user sees it, resolved against `catalog` (or the
+    /// catalog registered for the bar). One LMDB get and a decode; a profile never seen has the
+    /// catalog's default layout.
+    public func layout(_ profile: ProfileID, bar: BarID = .main, catalog: Catalog? = nil) throws(TabKeepError)
+        -> Layout
+    {
+        let key = DocumentKey(profile: profile, bar: bar)
+        do {
+            return try environment.read { txn in
+                let resolvedCatalog = try catalog ?? storedCatalog(txn, bar: bar)
+                return (try loadDocument(txn, key) ?? TabBarDocument()).layout(catalog: resolvedCatalog)
+            }
+        } catch {
+            throw TabKeepError.wrap(error)
+        }
+    }
+
+    /// The stored document of `profile`'s `bar` (all its entries), or nil if none.
+    public func document(_ profile: ProfileID, bar: BarID = .main) throws(TabKeepError) -> TabBarDocument? {
+        let key = DocumentKey(profile: profile, bar: bar)
+        do {
+            return try environment.read { txn in try loadDocument(txn, key) }
+        } catch {
+            throw TabKeepError.wrap(error)
+        }
+    }
+
+    /// Every profile with at least one bar that holds something, in key order.
+    public func profiles() throws(TabKeepError) -> [ProfileID] {
+        var result: [ProfileID] = []
+        for key in try documentKeys() where result.last != key.profile {
+            result.append(key.profile)
+        }
+        return result
+    }
+
+    /// The bars of `profile` that hold something, in key order.
+    public func bars(of profile: ProfileID) throws(TabKeepError) -> [BarID] {
+        try documentKeys(prefix: Array(profile.rawValue.utf8) + [0]).map(\.bar)
+    }
+
+    /// The keys of documents that hold entries (an erased bar keeps only its clear, and is left out).
+    func documentKeys(prefix: [UInt8] = []) throws(TabKeepError) -> [DocumentKey] {
+        do {
+            return try environment.read { txn in
+                var keys: [DocumentKey] = []
+                try txn.forEach(documents, in: .prefix(prefix)) { key, value in
+                    let documentKey = try DocumentKey(bytes: key)
+                    let document: TabBarDocument
+                    do {
+                        document = try TabBarDocument(decoding: value)
+                    } catch {
+                        keys.append(documentKey)  // a corrupt document is still listed, so it gets reported
+                        return true
+                    }
+                    if document.entries.contains(where: { $0.key != .cleared }) { keys.append(documentKey) }
+                    return true
+                }
+                return keys
+            }
+        } catch {
+            throw TabKeepError.wrap(error)
+        }
+    }
+
+    // MARK: Catalogs
+
+    /// Registers `catalog` as the app's current catalog for `bar`, so tools resolve layouts without the app.
+    public func registerCatalog(_ catalog: Catalog, for bar: BarID = .main) throws(TabKeepError) {
+        do {
+            try environment.write { txn in
+                try txn.put(catalogs, key: Array(bar.rawValue.utf8), value: catalog.encoded())
+            }
+        } catch {
+            throw TabKeepError.wrap(error)
+        }
+    }
+
+    /// The catalog last registered for `bar`, or nil.
+    public func catalog(for bar: BarID = .main) throws(TabKeepError) -> Catalog? {
+        do {
+            return try environment.read { txn in try storedCatalogIfAny(txn, bar: bar) }
+        } catch {
+            throw TabKeepError.wrap(error)
+        }
+    }
+
+    /// Every registered catalog, by bar, in key order.
+    public func catalogs() throws(TabKeepError) -> [(bar: BarID, catalog: Catalog)] {
+        do {
+            return try environment.read { txn in
+                var result: [(bar: BarID, catalog: Catalog)] = []
+                try txn.forEach(catalogs) { key, value in
+                    let bar = try BarID(String(decoding: key, as: UTF8.self))
+                    do {
+                        result.append((bar, try Catalog(decoding: value)))
+                    } catch {
+                        throw TabKeepError.corruptCatalog(bar, error)
+                    }
+                    return true
+                }
+                return result
+            }
+        } catch {
+            throw TabKeepError.wrap(error)
+        }
+    }
+
+    func storedCatalogIfAny(_ txn: borrowing Transaction, bar: BarID) throws -> Catalog? {
+        try txn.withValue(catalogs, key: Array(bar.rawValue.utf8)) { bytes throws(TabKeepError) -> Catalog? in
+            guard let bytes else { return nil }
+            do {
+                return try Catalog(decoding: bytes)
+            } catch {
+                throw .corruptCatalog(bar, error)
+            }
+        }
+    }
+
+    func storedCatalog(_ txn: borrowing Transaction, bar: BarID) throws -> Catalog {
+        guard let catalog = try storedCatalogIfAny(txn, bar: bar) else { throw TabKeepError.noCatalog(bar) }
+        return catalog
+    }
+
+    // MARK: Figures
+
+    /// This store's version vector: the highest sequence it has seen from each replica.
+    public func versionVector() throws(TabKeepError) -> VersionVector {
+        do {
+            return try environment.read { txn in try readVersions(txn) }
+        } catch {
+            throw TabKeepError.wrap(error)
+        }
+    }
+
+    func readVersions(_ txn: borrowing Transaction) throws -> VersionVector {
+        var vector = VersionVector()
+        try txn.forEach(versions) { key, value in
+            guard let replica = Records.uint64(key), let sequence = Records.uint64(value) else {
+                throw TabKeepError.corruptMeta("malformed versions record")
+            }
+            vector[ReplicaID(rawValue: replica)] = sequence
+            return true
+        }
+        return vector
+    }
+
+    /// The schema version of this store's records.
+    public static var schemaVersion: Int { Records.schemaVersion }
+}
