@@ -1,0 +1,122 @@
+/// Reads the primitives of the binary formats from a buffer, checking every bound.
+///
+/// Only used inside `withUnsafeBufferPointer`: the buffer never escapes.
+struct ByteReader {
+    let buffer: UnsafeBufferPointer<UInt8>
+    var offset = 0
+
+    init(_ buffer: UnsafeBufferPointer<UInt8>) {
+        self.buffer = buffer
+    }
+
+    var remaining: Int { buffer.count - offset }
+    var isAtEnd: Bool { offset == buffer.count }
+
+    func fail(_ reason: String) -> DocumentDecodingError {
+        DocumentDecodingError(offset: offset, reason: reason)
+    }
+
+    mutating func byte() throws(DocumentDecodingError) -> UInt8 {
+        guard offset < buffer.count else { throw fail("unexpected end") }
+        defer { offset += 1 }
+        return buffer[offset]
+    }
+
+    /// Unsigned LEB128; rejects overlong encodings and overflow so every value has one encoding.
+    mutating func varint() throws(DocumentDecodingError) -> UInt64 {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        let start = offset
+        while true {
+            guard offset < buffer.count else { throw fail("unexpected end in varint") }
+            let byte = buffer[offset]
+            offset += 1
+            let payload = UInt64(byte & 0x7F)
+            if shift == 63 && payload > 1 {
+                offset = start
+                throw fail("varint overflows 64 bits")
+            }
+            result |= payload << shift
+            if byte & 0x80 == 0 {
+                if byte == 0 && offset - start > 1 {
+                    offset = start
+                    throw fail("overlong varint")
+                }
+                return result
+            }
+            shift += 7
+            if shift > 63 {
+                offset = start
+                throw fail("varint longer than 10 bytes")
+            }
+        }
+    }
+
+    /// A varint that must not exceed `limit`.
+    mutating func count(max limit: Int, _ what: String) throws(DocumentDecodingError) -> Int {
+        let start = offset
+        let value = try varint()
+        guard value <= UInt64(limit) else {
+            offset = start
+            throw fail("\(what) \(value) exceeds \(limit)")
+        }
+        return Int(value)
+    }
+
+    /// Zigzag LEB128.
+    mutating func signed() throws(DocumentDecodingError) -> Int64 {
+        let raw = try varint()
+        return Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1)))
+    }
+
+    mutating func fixed64() throws(DocumentDecodingError) -> UInt64 {
+        guard remaining >= 8 else { throw fail("unexpected end in 64-bit value") }
+        var value: UInt64 = 0
+        for index in offset..<offset + 8 {
+            value = value << 8 | UInt64(buffer[index])
+        }
+        offset += 8
+        return value
+    }
+
+    /// A length-prefixed run of bytes (1…limit long unless `allowEmpty`), as a slice of the buffer.
+    mutating func slice(max limit: Int, _ what: String) throws(DocumentDecodingError) -> UnsafeBufferPointer<
+        UInt8
+    > {
+        let length = try count(max: limit, "\(what) length")
+        guard length <= remaining else { throw fail("\(what) runs past the end") }
+        let result = UnsafeBufferPointer(rebasing: buffer[offset..<offset + length])
+        offset += length
+        return result
+    }
+
+    /// A length-prefixed UTF-8 string of at most `limit` bytes.
+    mutating func string(max limit: Int, _ what: String) throws(DocumentDecodingError) -> String {
+        let start = offset
+        let bytes = try slice(max: limit, what)
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            offset = start
+            throw fail("\(what) is not valid UTF-8")
+        }
+        return text
+    }
+
+    /// A length-prefixed identifier, checked by the identifier rules.
+    mutating func identifier(max limit: Int, _ what: String) throws(DocumentDecodingError) -> String {
+        let start = offset
+        let bytes = try slice(max: limit, what)
+        if let problem = IdentifierRules.problem(in: bytes, maxBytes: limit) {
+            offset = start
+            throw fail("\(what) \(problem)")
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            offset = start
+            throw fail("\(what) is not valid UTF-8")
+        }
+        return text
+    }
+
+    mutating func tab() throws(DocumentDecodingError) -> TabID {
+        TabID(unchecked: try identifier(max: TabID.maxBytes, "tab id"))
+    }
+}

@@ -1,0 +1,45 @@
+/// Appends the primitives of the binary formats: bytes, LEB128 varints, fixed 64-bit and strings.
+struct ByteWriter {
+    var bytes: [UInt8] = []
+
+    mutating func byte(_ value: UInt8) {
+        bytes.append(value)
+    }
+
+    /// Unsigned LEB128, minimal length.
+    mutating func varint(_ value: UInt64) {
+        var rest = value
+        while rest >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
+            rest >>= 7
+        }
+        bytes.append(UInt8(rest))
+    }
+
+    /// Zigzag then LEB128.
+    mutating func signed(_ value: Int64) {
+        varint(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
+    }
+
+    /// Eight bytes, big-endian.
+    mutating func fixed64(_ value: UInt64) {
+        var shift: UInt64 = 56
+        while true {
+            bytes.append(UInt8(truncatingIfNeeded: value >> shift))
+            if shift == 0 { break }
+            shift -= 8
+        }
+    }
+
+    /// Length-prefixed UTF-8.
+    mutating func string(_ value: String) {
+        varint(UInt64(value.utf8.count))
+        bytes.append(contentsOf: value.utf8)
+    }
+
+    /// Length-prefixed bytes.
+    mutating func data(_ value: [UInt8]) {
+        varint(UInt64(value.count))
+        bytes.append(contentsOf: value)
+    }
+}

@@ -1,0 +1,296 @@
+extension TabBarDocument {
+    /// Applies one user edit as `replica`, taking a dot and stamp from it for every entry written.
+    ///
+    /// Order-dependent edits resolve against `catalog`. The replica's clock first observes the
+    /// document's newest stamp, so the edit beats everything this replica has seen. On error neither
+    /// the document nor the replica changes.
+    public mutating func apply(_ edit: TabBarEdit, catalog: Catalog, by replica: inout Replica)
+        throws(EditError)
+    {
+        var writer = replica
+        writer.clock.observe(maxStamp)
+        let bar = ResolvedBar(document: self, catalog: catalog)
+        var plan = EditPlan(bar: bar, replica: writer)
+        switch edit {
+        case .move(let tab, let index):
+            try plan.move(tab, to: index)
+        case .reorder(let order):
+            try plan.reorder(order)
+        case .setCustomizable(let tabs):
+            try plan.setCustomizable(tabs)
+        case .setCustomizableFlag(let tab, let flag):
+            try plan.setCustomizable(tab, flag)
+        case .setHidden(let tab, let hidden):
+            try plan.setHidden(tab, hidden)
+        case .select(let selection):
+            try plan.select(selection)
+        case .setBadge(let tab, let count):
+            try plan.setBadge(tab, count)
+        case .addToBadge(let tab, let delta):
+            try plan.addToBadge(tab, delta)
+        case .clearBadge(let tab):
+            try plan.setBadge(tab, 0)
+        case .setBadgeText(let tab, let text):
+            try plan.setBadgeText(tab, text)
+        case .reset:
+            plan.reset(self)
+        }
+        write(plan.entries)
+        if case .reset = edit { applyContext() }
+        replica = plan.replica
+    }
+}
+
+/// The entries one edit writes, computed against the resolved bar before anything changes.
+struct EditPlan {
+    let bar: ResolvedBar
+    var replica: Replica
+    var entries: [Entry] = []
+
+    init(bar: ResolvedBar, replica: Replica) {
+        self.bar = bar
+        self.replica = replica
+    }
+
+    /// Writes one entry with a fresh stamp and dot.
+    mutating func put(_ key: Entry.Key, _ value: Entry.Value) {
+        let (stamp, dot) = replica.next()
+        entries.append(Entry(key: key, value: value, stamp: stamp, origin: replica.id, dot: dot))
+    }
+
+    /// Writes a pin: the lowest stamp, so any real move beats it; origin and dot still recorded.
+    mutating func pin(_ tab: TabID, _ key: [UInt8]) {
+        let (_, dot) = replica.next()
+        entries.append(
+            Entry(key: .position(tab), value: .position(key), stamp: .zero, origin: replica.id, dot: dot))
+    }
+
+    func catalogTab(_ id: TabID) throws(EditError) -> Catalog.Tab {
+        guard let tab = bar.catalog.tab(id) else { throw EditError(.unknownTab(id)) }
+        return tab
+    }
+
+    // MARK: Order
+
+    mutating func move(_ id: TabID, to index: Int) throws(EditError) {
+        let tab = try catalogTab(id)
+        if tab.placement == .fixed { throw EditError(.fixedTab(id)) }
+        guard let from = bar.shown.firstIndex(of: id) else { throw EditError(.tabNotShown(id)) }
+        guard index >= 0 && index < bar.shown.count else {
+            throw EditError(.indexOutOfRange(index, count: bar.shown.count))
+        }
+        if from == index { return }
+        var order = bar.shown
+        order.remove(at: from)
+        order.insert(id, at: index)
+        let newOrder = fixedInPlace(order)
+        let keys = pinAll()
+        let movable = slotted(newOrder)
+        guard let position = movable.firstIndex(of: id) else { return }
+        let low = position > 0 ? keys[movable[position - 1]] : nil
+        let high = position + 1 < movable.count ? keys[movable[position + 1]] : nil
+        if let key = FractionalKey.between(low, high), key.count <= FractionalKey.maxLength {
+            if key != keys[id] { put(.position(id), .position(key)) }
+        } else {
+            respace(movable)
+        }
+    }
+
+    mutating func reorder(_ order: [TabID]) throws(EditError) {
+        var seen = Set<TabID>()
+        for id in order {
+            guard seen.insert(id).inserted else { throw EditError(.duplicateTab(id)) }
+            let tab = try catalogTab(id)
+            if tab.placement != .fixed && !bar.shown.contains(id) { throw EditError(.tabNotShown(id)) }
+        }
+        guard order.count == bar.shown.count else { throw EditError(.notAPermutation) }
+        for (index, id) in bar.shown.enumerated() where bar.catalog.tab(id)?.placement == .fixed {
+            if order[index] != id { throw EditError(.fixedTab(id)) }
+        }
+        if order == bar.shown { return }
+        let keys = pinAll()
+        let movable = slotted(order)
+        // Keep a longest increasing subsequence of (key, id) in place; new keys only for the rest.
+        let kept = EditPlan.longestIncreasing(movable.map { (keys[$0]!, $0) })
+        var fresh: [(TabID, [UInt8])] = []
+        var index = 0
+        while index < movable.count {
+            if kept.contains(index) {
+                index += 1
+                continue
+            }
+            var end = index
+            while end < movable.count && !kept.contains(end) { end += 1 }
+            let low = index > 0 ? keys[movable[index - 1]] : nil
+            let high = end < movable.count ? keys[movable[end]] : nil
+            guard let run = FractionalKey.spread(end - index, between: low, and: high) else {
+                respace(movable)
+                return
+            }
+            for (offset, key) in run.enumerated() { fresh.append((movable[index + offset], key)) }
+            index = end
+        }
+        for (id, key) in fresh { put(.position(id), .position(key)) }
+    }
+
+    /// The shown order with fixed tabs put back at their catalog index.
+    func fixedInPlace(_ order: [TabID]) -> [TabID] {
+        var result = order.filter { bar.catalog.tab($0)?.placement != .fixed }
+        for (index, tab) in bar.catalog.tabs.enumerated() where tab.placement == .fixed {
+            result.insert(tab.id, at: min(index, result.count))
+        }
+        return result
+    }
+
+    /// The movable order (hidden tabs included) with the shown slots refilled from `shownOrder`.
+    func slotted(_ shownOrder: [TabID]) -> [TabID] {
+        var replacements = shownOrder.filter { bar.catalog.tab($0)?.placement != .fixed }.makeIterator()
+        let hidden = Set(bar.hiddenTabs)
+        return bar.movableOrder.map { hidden.contains($0) ? $0 : replacements.next()! }
+    }
+
+    /// Pins every movable tab without a position, from the current resolved order; returns every key.
+    mutating func pinAll() -> [TabID: [UInt8]] {
+        var keys: [TabID: [UInt8]] = [:]
+        let order = bar.movableOrder
+        var index = 0
+        while index < order.count {
+            if let key = bar.key(order[index]) {
+                keys[order[index]] = key
+                index += 1
+                continue
+            }
+            var end = index
+            while end < order.count && bar.key(order[end]) == nil { end += 1 }
+            let low = index > 0 ? bar.key(order[index - 1]) : nil
+            let high = end < order.count ? bar.key(order[end]) : nil
+            guard let run = FractionalKey.spread(end - index, between: low, and: high) else {
+                // No room between the neighbours: the edit will re-space the whole bar anyway.
+                respace(order)
+                return respacedKeys(order)
+            }
+            for (offset, key) in run.enumerated() {
+                keys[order[index + offset]] = key
+                pin(order[index + offset], key)
+            }
+            index = end
+        }
+        return keys
+    }
+
+    func respacedKeys(_ order: [TabID]) -> [TabID: [UInt8]] {
+        let keys = FractionalKey.spread(order.count, between: nil, and: nil) ?? []
+        return Dictionary(uniqueKeysWithValues: zip(order, keys))
+    }
+
+    /// New, evenly spread keys for every movable tab of the bar, in `order`.
+    mutating func respace(_ order: [TabID]) {
+        entries.removeAll { if case .position = $0.key { true } else { false } }
+        for (id, key) in respacedKeys(order) { put(.position(id), .position(key)) }
+    }
+
+    /// Indices of a longest strictly increasing subsequence (patience sorting, O(n log n)).
+    static func longestIncreasing(_ items: [([UInt8], TabID)]) -> Set<Int> {
+        func less(_ lhs: ([UInt8], TabID), _ rhs: ([UInt8], TabID)) -> Bool {
+            lhs.0 == rhs.0 ? lhs.1 < rhs.1 : lhs.0.lexicographicallyPrecedes(rhs.0)
+        }
+        var tails: [Int] = []
+        var previous = [Int](repeating: -1, count: items.count)
+        for index in items.indices {
+            var low = 0
+            var high = tails.count
+            while low < high {
+                let middle = (low + high) / 2
+                if less(items[tails[middle]], items[index]) { low = middle + 1 } else { high = middle }
+            }
+            if low > 0 { previous[index] = tails[low - 1] }
+            if low == tails.count { tails.append(index) } else { tails[low] = index }
+        }
+        var result = Set<Int>()
+        var index = tails.last ?? -1
+        while index >= 0 {
+            result.insert(index)
+            index = previous[index]
+        }
+        return result
+    }
+
+    // MARK: Flags and selection
+
+    mutating func setCustomizable(_ tabs: [TabID]) throws(EditError) {
+        var wanted = Set<TabID>()
+        for id in tabs {
+            let tab = try catalogTab(id)
+            if tab.placement == .fixed { throw EditError(.fixedTab(id)) }
+            guard bar.shown.contains(id) else { throw EditError(.tabNotShown(id)) }
+            guard wanted.insert(id).inserted else { throw EditError(.duplicateTab(id)) }
+        }
+        for id in bar.shown {
+            guard let tab = bar.catalog.tab(id), tab.placement != .fixed else { continue }
+            let flag = wanted.contains(id)
+            if bar.isCustomizable(tab) != flag { put(.customizable(id), .flag(flag)) }
+        }
+    }
+
+    mutating func setCustomizable(_ id: TabID, _ flag: Bool) throws(EditError) {
+        let tab = try catalogTab(id)
+        if tab.placement == .fixed { throw EditError(.fixedTab(id)) }
+        put(.customizable(id), .flag(flag))
+    }
+
+    mutating func setHidden(_ id: TabID, _ hidden: Bool) throws(EditError) {
+        let tab = try catalogTab(id)
+        switch tab.placement {
+        case .fixed: throw EditError(.fixedTab(id))
+        case .movable: throw EditError(.notHideable(id))
+        case .default, .optional: put(.hidden(id), .flag(hidden))
+        }
+    }
+
+    mutating func select(_ selection: Selection) throws(EditError) {
+        if case .tab(let id) = selection {
+            _ = try catalogTab(id)
+            guard bar.shown.contains(id) else { throw EditError(.tabNotShown(id)) }
+        }
+        put(.selection, .selection(selection))
+    }
+
+    // MARK: Badges
+
+    mutating func setBadge(_ id: TabID, _ count: Int) throws(EditError) {
+        _ = try catalogTab(id)
+        if count < 0 { throw EditError(.negativeBadge(count)) }
+        if Int64(count) > Entry.maxBadge { throw EditError(.badgeOutOfRange(count)) }
+        put(.badgeReset(id), .badgeReset(count: Int64(count), seen: bar.totals[id] ?? [:]))
+    }
+
+    mutating func addToBadge(_ id: TabID, _ delta: Int) throws(EditError) {
+        _ = try catalogTab(id)
+        guard delta.magnitude <= UInt(Entry.maxBadge) else { throw EditError(.badgeOutOfRange(delta)) }
+        let current = bar.badgeCount(id)
+        // A decrement takes only what the count it sees holds: 5 − 10 records −5.
+        let effective = max(Int64(delta), -current)
+        if effective == 0 { return }
+        let total = (bar.totals[id]?[replica.id] ?? 0) + effective
+        guard total.magnitude <= UInt64(Entry.maxBadge) && current + effective <= Entry.maxBadge else {
+            throw EditError(.badgeOutOfRange(delta))
+        }
+        put(.badgeIncrements(id, replica.id), .badgeTotal(total))
+    }
+
+    mutating func setBadgeText(_ id: TabID, _ text: String?) throws(EditError) {
+        _ = try catalogTab(id)
+        let bytes = text?.utf8.count ?? 0
+        if bytes > Entry.maxBadgeTextBytes { throw EditError(.badgeTextTooLong(bytes)) }
+        put(.badgeText(id), .text(text))
+    }
+
+    // MARK: Clear
+
+    /// The observed-remove clear: a context of every dot the document holds plus the previous context.
+    mutating func reset(_ document: TabBarDocument) {
+        var context = document.context
+        for entry in document.storage { context.add(entry.dot) }
+        put(.cleared, .context(context))
+    }
+}

@@ -1,0 +1,99 @@
+extension TabBarDocument {
+    /// Join: commutative, associative, idempotent; deterministic byte for byte.
+    ///
+    /// Per key, the last writer wins. The clears' contexts merge pointwise (max), and every entry whose
+    /// dot the merged context covers becomes a `.removed` tombstone — also entries arriving later.
+    /// Tombstones keep their stamp, so a write the clear never saw survives only if it is newer than
+    /// what the clear removed (it would have lost to that anyway): this keeps merge associative.
+    public mutating func merge(_ other: TabBarDocument) {
+        if other.storage.isEmpty { return }
+        if storage.isEmpty {
+            self = other
+            return
+        }
+        var merged: [Entry] = []
+        merged.reserveCapacity(max(storage.count, other.storage.count))
+        var mine = 0
+        var theirs = 0
+        while mine < storage.count || theirs < other.storage.count {
+            if theirs == other.storage.count {
+                merged.append(storage[mine])
+                mine += 1
+            } else if mine == storage.count {
+                merged.append(other.storage[theirs])
+                theirs += 1
+            } else {
+                let left = storage[mine]
+                let right = other.storage[theirs]
+                if left.key < right.key {
+                    merged.append(left)
+                    mine += 1
+                } else if right.key < left.key {
+                    merged.append(right)
+                    theirs += 1
+                } else {
+                    merged.append(TabBarDocument.join(left, right))
+                    mine += 1
+                    theirs += 1
+                }
+            }
+        }
+        storage = merged
+        applyContext()
+    }
+
+    /// A copy merged with `other`.
+    public func merging(_ other: TabBarDocument) -> TabBarDocument {
+        var result = self
+        result.merge(other)
+        return result
+    }
+
+    /// The join of two entries with the same key.
+    static func join(_ left: Entry, _ right: Entry) -> Entry {
+        if case .context(let leftVector) = left.value, case .context(let rightVector) = right.value {
+            var winner = left.beats(right) ? left : right
+            var vector = leftVector
+            vector.merge(rightVector)
+            winner.value = .context(vector)
+            return winner
+        }
+        return left.beats(right) ? left : right
+    }
+
+    /// Turns every entry the clear's context covers into a tombstone.
+    mutating func applyContext() {
+        guard let last = storage.last, case .context(let context) = last.value else { return }
+        for index in storage.indices.dropLast()
+        where storage[index].value != .removed && context.contains(storage[index].dot) {
+            storage[index].value = .removed
+        }
+    }
+
+    /// Writes local entries: each replaces the entry of its key when it wins (it does: its stamp is
+    /// newer than anything the replica has seen, or it is a pin for a key that has no entry).
+    mutating func write(_ entries: [Entry]) {
+        if entries.isEmpty { return }
+        var sorted: [Entry] = []
+        for entry in entries.sorted(by: { $0.key < $1.key }) {
+            if let last = sorted.last, last.key == entry.key {
+                sorted[sorted.count - 1] = TabBarDocument.join(last, entry)
+            } else {
+                sorted.append(entry)
+            }
+        }
+        merge(TabBarDocument(sorted: sorted))
+    }
+
+    /// Folds another profile's document in (guest → account): its live entries merge by the rules of §3
+    /// but get new local dots (and this replica as origin) from `replica`; its clear is not folded.
+    public mutating func fold(_ other: TabBarDocument, by replica: inout Replica) {
+        var folded: [Entry] = []
+        for entry in other.storage where entry.key != .cleared && entry.value != .removed {
+            let (_, dot) = replica.next()
+            folded.append(
+                Entry(key: entry.key, value: entry.value, stamp: entry.stamp, origin: replica.id, dot: dot))
+        }
+        merge(TabBarDocument(sorted: folded))
+    }
+}

@@ -1,0 +1,102 @@
+/// The mergeable state of one (profile, bar): a set of last-writer-wins entries and a clear.
+///
+/// Merge is a join: commutative, associative and idempotent, byte for byte. Edits are applied as a
+/// replica, which gives every written entry a fresh stamp and dot.
+///
+/// ```swift
+/// var replica = Replica(id: .random())
+/// let catalog = try Catalog([try TabID("a"), try TabID("b")])
+/// var document = TabBarDocument()
+/// try document.apply(.move(try TabID("b"), to: 0), catalog: catalog, by: &replica)
+/// document.layout(catalog: catalog).order  // [b, a]
+/// let bytes = document.encoded()
+/// let copy = try TabBarDocument(decoding: bytes)
+/// ```
+public struct TabBarDocument: Hashable, Sendable {
+    /// Entries sorted by key, one per key. Covered entries are kept as `.removed` tombstones.
+    var storage: [Entry]
+
+    /// The empty document.
+    public init() {
+        storage = []
+    }
+
+    /// Sorted, unique, already validated entries.
+    init(sorted: [Entry]) {
+        storage = sorted
+    }
+
+    /// The entries, in canonical (encoding) order.
+    public var entries: [Entry] { storage }
+
+    /// A document from entries (any order), validated like a decoded one: duplicates, caps, values.
+    public init(entries: [Entry]) throws(DocumentDecodingError) {
+        let sorted = entries.sorted { $0.key < $1.key }
+        for index in sorted.indices.dropFirst() where sorted[index - 1].key == sorted[index].key {
+            throw DocumentDecodingError(
+                offset: index, reason: "entry \(index): duplicate key \(sorted[index].key)")
+        }
+        let document = TabBarDocument(sorted: sorted)
+        if let problem = document.problems().first {
+            throw DocumentDecodingError(offset: 0, reason: problem)
+        }
+        self = document
+    }
+
+    /// Whether the document has no entries.
+    public var isEmpty: Bool { storage.isEmpty }
+
+    /// Every dot the document holds (entries and the clear), sorted, for the store's `dots` database.
+    public var dots: [Dot] { storage.map(\.dot).sorted() }
+
+    /// The clear's context (empty when the bar was never cleared).
+    var context: VersionVector {
+        if let last = storage.last, case .context(let vector) = last.value { return vector }
+        return VersionVector()
+    }
+
+    /// The part of the document a peer that has seen `vector` lacks (entries and clear whose dot is
+    /// not in it). For sync.
+    public func delta(after vector: VersionVector) -> TabBarDocument {
+        TabBarDocument(sorted: storage.filter { !vector.contains($0.dot) })
+    }
+
+    /// The highest stamp in the document (for the clock guard).
+    public var maxStamp: Stamp {
+        storage.reduce(Stamp.zero) { max($0, $1.stamp) }
+    }
+
+    /// Checks internal invariants (for `verify`): returns problems, empty when fine.
+    public func problems() -> [String] {
+        var problems: [String] = []
+        let context = self.context
+        var counts: [UInt8: Int] = [:]
+        for (index, entry) in storage.enumerated() {
+            if index > 0 && !(storage[index - 1].key < entry.key) {
+                problems.append("entry \(index): keys not in canonical order")
+            }
+            if let problem = Entry.problem(of: entry) {
+                problems.append("entry \(index) (\(entry.key)): \(problem)")
+            }
+            if entry.key != .cleared {
+                let covered = context.contains(entry.dot)
+                if covered && entry.value != .removed {
+                    problems.append("entry \(index) (\(entry.key)): covered by the clear but not removed")
+                } else if !covered && entry.value == .removed {
+                    problems.append("entry \(index) (\(entry.key)): removed but not covered by the clear")
+                }
+            }
+            counts[entry.key.code, default: 0] += 1
+        }
+        if storage.count > TabBarDocument.maxEntries {
+            problems.append("\(storage.count) entries; at most \(TabBarDocument.maxEntries)")
+        }
+        for (code, count) in counts where count > Entry.Key.maxCount(code: code) {
+            problems.append("\(count) entries of kind \(code); at most \(Entry.Key.maxCount(code: code))")
+        }
+        return problems
+    }
+
+    /// The most entries a document holds.
+    static let maxEntries = 16_384
+}

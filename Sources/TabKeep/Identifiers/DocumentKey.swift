@@ -1,0 +1,58 @@
+/// The LMDB key of a document: profile UTF-8 ‖ 0x00 ‖ bar UTF-8.
+///
+/// Injective because identifiers never contain NUL: the first 0x00 is always the separator.
+///
+/// ```swift
+/// let key = DocumentKey(profile: try ProfileID("alice"), bar: .main)
+/// let same = try DocumentKey(bytes: key.bytes)
+/// ```
+public struct DocumentKey: Hashable, Comparable, Sendable {
+    /// Whose bar.
+    public let profile: ProfileID
+    /// Which bar.
+    public let bar: BarID
+
+    /// The key of (profile, bar).
+    public init(profile: ProfileID, bar: BarID) {
+        self.profile = profile
+        self.bar = bar
+    }
+
+    /// The stored key bytes.
+    public var bytes: [UInt8] {
+        var result: [UInt8] = []
+        result.reserveCapacity(profile.rawValue.utf8.count + 1 + bar.rawValue.utf8.count)
+        result.append(contentsOf: profile.rawValue.utf8)
+        result.append(0)
+        result.append(contentsOf: bar.rawValue.utf8)
+        return result
+    }
+
+    /// Parses stored key bytes, validating both identifiers.
+    public init(bytes: some Collection<UInt8>) throws(IdentifierError) {
+        let array = Array(bytes)
+        guard let separator = array.firstIndex(of: 0) else {
+            throw IdentifierError(
+                field: "profile", value: String(decoding: array, as: UTF8.self),
+                rule: "document key must contain a 0x00 separator")
+        }
+        guard let profileText = String(validating: array[..<separator], as: UTF8.self) else {
+            throw IdentifierError(
+                field: "profile", value: String(decoding: array[..<separator], as: UTF8.self),
+                rule: "must be valid UTF-8")
+        }
+        guard let barText = String(validating: array[(separator + 1)...], as: UTF8.self) else {
+            throw IdentifierError(
+                field: "bar", value: String(decoding: array[(separator + 1)...], as: UTF8.self),
+                rule: "must be valid UTF-8")
+        }
+        self.profile = try ProfileID(profileText)
+        self.bar = try BarID(barText)
+    }
+
+    /// The order of the key bytes (profile, then bar, byte-wise), as LMDB sorts them.
+    public static func < (lhs: DocumentKey, rhs: DocumentKey) -> Bool {
+        if lhs.profile != rhs.profile { return lhs.profile < rhs.profile }
+        return lhs.bar < rhs.bar
+    }
+}

@@ -1,0 +1,61 @@
+/// The shared rules of string identifiers: a UTF-8 length range, no NUL, no control characters.
+enum IdentifierRules {
+    /// Checks `value` and throws an error naming `field` and the rule it broke.
+    static func validate(_ value: String, field: String, maxBytes: Int) throws(IdentifierError) {
+        var contiguous = value
+        contiguous.makeContiguousUTF8()
+        let found = contiguous.utf8.withContiguousStorageIfAvailable { problem(in: $0, maxBytes: maxBytes) }
+        if let found = found ?? nil {
+            throw IdentifierError(field: field, value: value, rule: found)
+        }
+    }
+
+    /// The rule that `bytes` (valid UTF-8) breaks, or nil.
+    static func problem(in bytes: UnsafeBufferPointer<UInt8>, maxBytes: Int) -> String? {
+        if bytes.isEmpty || bytes.count > maxBytes {
+            return "must be 1–\(maxBytes) UTF-8 bytes"
+        }
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == 0 {
+                return "must not contain NUL"
+            }
+            if byte < 0x20 || byte == 0x7F {
+                return "must not contain control characters"
+            }
+            // U+0080–U+009F (C1 controls) are 0xC2 0x80–0x9F in UTF-8.
+            if byte == 0xC2, index + 1 < bytes.count, (0x80...0x9F).contains(bytes[index + 1]) {
+                return "must not contain control characters"
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    /// Byte-wise equality: identifiers are compared as stored, never by Unicode equivalence.
+    @inline(__always)
+    static func equal(_ lhs: String, _ rhs: String) -> Bool {
+        lhs.utf8.elementsEqual(rhs.utf8)
+    }
+
+    /// Byte-wise order, the order LMDB sorts keys in.
+    @inline(__always)
+    static func less(_ lhs: String, _ rhs: String) -> Bool {
+        lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
+    }
+
+    /// Hashes the UTF-8 bytes, consistent with `equal`.
+    @inline(__always)
+    static func hash(_ value: String, into hasher: inout Hasher) {
+        let done: Void? = value.utf8.withContiguousStorageIfAvailable {
+            hasher.combine(bytes: UnsafeRawBufferPointer($0))
+        }
+        if done == nil {
+            for byte in value.utf8 {
+                hasher.combine(byte)
+            }
+        }
+        hasher.combine(UInt8(0xFF))  // terminator: 0xFF never occurs in UTF-8
+    }
+}

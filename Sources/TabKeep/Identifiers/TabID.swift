@@ -1,0 +1,44 @@
+/// A tab, named by a stable identifier, never by its (localized) title.
+///
+/// Compared, hashed and ordered by its UTF-8 bytes (the order LMDB keys sort in), never by Unicode
+/// equivalence.
+///
+/// ```swift
+/// let id = try TabID("inbox")
+/// ```
+public struct TabID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// The identifier as given: 1–64 UTF-8 bytes, no NUL, no control characters.
+    public let rawValue: String
+
+    /// Validates `rawValue`; throws an error naming the field "tab" and the rule it broke.
+    public init(_ rawValue: String) throws(IdentifierError) {
+        try IdentifierRules.validate(rawValue, field: "tab", maxBytes: Self.maxBytes)
+        self.rawValue = rawValue
+    }
+
+    /// An already validated value (decoding checks the bytes itself).
+    init(unchecked rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    /// The longest identifier, in UTF-8 bytes.
+    static let maxBytes = 64
+
+    /// The raw value.
+    public var description: String { rawValue }
+
+    /// Byte-wise equality.
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        IdentifierRules.equal(lhs.rawValue, rhs.rawValue)
+    }
+
+    /// Byte-wise order.
+    public static func < (lhs: Self, rhs: Self) -> Bool {
+        IdentifierRules.less(lhs.rawValue, rhs.rawValue)
+    }
+
+    /// Hashes the UTF-8 bytes.
+    public func hash(into hasher: inout Hasher) {
+        IdentifierRules.hash(rawValue, into: &hasher)
+    }
+}

@@ -1,0 +1,139 @@
+import Testing
+
+@testable import TabKeep
+
+/// SplitMix64: a tiny seeded generator so every random test reproduces from its printed seed.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// A tab id from a literal known to be valid.
+func tab(_ raw: String) -> TabID {
+    try! TabID(raw)
+}
+
+func tabs(_ raws: String...) -> [TabID] {
+    raws.map(tab)
+}
+
+/// A simulated replica whose clock runs ahead of the wall clock, so stamps only depend on the
+/// edits made (reproducible), starting from `counter`.
+func simulatedReplica(_ id: UInt64, counter: UInt16 = 0) -> Replica {
+    Replica(
+        id: ReplicaID(rawValue: id),
+        clock: HybridLogicalClock(last: Stamp(milliseconds: 1 << 46, counter: counter)))
+}
+
+/// Catalog a…g of default tabs.
+func lettersCatalog(_ count: Int = 7) -> Catalog {
+    let ids = "abcdefghijklmnop".prefix(count).map { tab(String($0)) }
+    return try! Catalog(ids)
+}
+
+/// Applies edits that are expected to succeed.
+func applying(_ edits: [TabBarEdit], to document: TabBarDocument, catalog: Catalog, by replica: inout Replica)
+    throws -> TabBarDocument
+{
+    var result = document
+    for edit in edits {
+        try result.apply(edit, catalog: catalog, by: &replica)
+    }
+    return result
+}
+
+/// The catalog the random documents are built against: every placement, and a rename.
+let randomCatalog = try! Catalog(
+    tabs: [
+        Catalog.Tab(tab("home"), placement: .fixed),
+        Catalog.Tab(tab("a")),
+        Catalog.Tab(tab("b"), customizable: false),
+        Catalog.Tab(tab("c"), placement: .movable),
+        Catalog.Tab(tab("d"), placement: .optional),
+        Catalog.Tab(tab("e"), hidden: true),
+        Catalog.Tab(tab("f")),
+        Catalog.Tab(tab("g")),
+    ],
+    renames: [tab("old-a"): tab("a")])
+
+/// The same app before the rename, so old ids get written too.
+let randomCatalogBefore = try! Catalog(
+    tabs: [
+        Catalog.Tab(tab("home"), placement: .fixed),
+        Catalog.Tab(tab("old-a")),
+        Catalog.Tab(tab("b"), customizable: false),
+        Catalog.Tab(tab("c"), placement: .movable),
+        Catalog.Tab(tab("f")),
+        Catalog.Tab(tab("g")),
+    ])
+
+/// A random edit of any kind, sometimes an invalid one.
+func randomEdit(_ rng: inout SplitMix64, catalog: Catalog, layout: Layout) -> TabBarEdit {
+    let ids = catalog.tabs.map(\.id) + [tab("nope")]
+    let anyTab = ids.randomElement(using: &rng)!
+    switch rng.next() % 12 {
+    case 0, 1:
+        return .move(anyTab, to: Int(rng.next() % UInt64(max(1, layout.order.count + 1))))
+    case 2:
+        return .reorder(layout.order.shuffled(using: &rng))
+    case 3:
+        return .setCustomizable(layout.order.filter { _ in rng.next() % 2 == 0 })
+    case 4:
+        return .setHidden(anyTab, rng.next() % 2 == 0)
+    case 5:
+        switch rng.next() % 3 {
+        case 0: return .select(.tab(anyTab))
+        case 1: return .select(.more)
+        default: return .select(.none)
+        }
+    case 6:
+        return .setBadge(anyTab, Int(rng.next() % 12) - 1)
+    case 7, 8:
+        return .addToBadge(anyTab, Int(rng.next() % 15) - 7)
+    case 9:
+        return rng.next() % 2 == 0
+            ? .clearBadge(anyTab) : .setBadgeText(anyTab, rng.next() % 3 == 0 ? nil : "n\(rng.next() % 100)")
+    case 10:
+        return .setCustomizableFlag(anyTab, rng.next() % 2 == 0)
+    default:
+        return rng.next() % 3 == 0 ? .reset : .move(anyTab, to: 0)
+    }
+}
+
+/// Replicas editing and syncing at random; returns their documents.
+func randomReplicaDocuments(_ rng: inout SplitMix64, steps: Int) -> [TabBarDocument] {
+    let replicaCount = 3 + Int(rng.next() % 3)
+    var replicas = (0..<replicaCount).map {
+        simulatedReplica(UInt64($0 + 1) &* 0x1_0000_0001, counter: UInt16(rng.next() % 50))
+    }
+    var documents = [TabBarDocument](repeating: TabBarDocument(), count: replicaCount)
+    for _ in 0..<steps {
+        let who = Int(rng.next() % UInt64(replicaCount))
+        if rng.next() % 4 == 0 {
+            let from = Int(rng.next() % UInt64(replicaCount))
+            documents[who].merge(documents[from])
+            continue
+        }
+        let catalog = rng.next() % 5 == 0 ? randomCatalogBefore : randomCatalog
+        let edit = randomEdit(&rng, catalog: catalog, layout: documents[who].layout(catalog: catalog))
+        let before = documents[who]
+        do {
+            try documents[who].apply(edit, catalog: catalog, by: &replicas[who])
+        } catch {
+            // A refused edit changes nothing.
+            #expect(documents[who] == before, "refused edit \(edit) changed the document")
+        }
+    }
+    return documents
+}
