@@ -182,7 +182,7 @@ extension TabKeepStore {
                     try saveReplica(txn, replica)
                 }
                 for (bar, catalog) in newCatalogs {
-                    try txn.put(catalogs, key: Array(bar.rawValue.utf8), value: catalog.encoded())
+                    try txn.put(catalogsDatabase, key: Array(bar.rawValue.utf8), value: catalog.encoded())
                     report.catalogs += 1
                 }
                 var newest = Stamp.zero

@@ -59,7 +59,7 @@ public final class TabKeepStore: Sendable {
     let documents: Database
     let dots: Database
     let versions: Database
-    let catalogs: Database
+    let catalogsDatabase: Database
     let groupCommit = GroupCommitQueue()
     let watchers = ChangeWatchers()
 
@@ -108,7 +108,7 @@ public final class TabKeepStore: Sendable {
             documents = try environment.database(Records.documents)
             dots = try environment.database(Records.dots)
             versions = try environment.database(Records.versions)
-            catalogs = try environment.database(Records.catalogs)
+            catalogsDatabase = try environment.database(Records.catalogs)
         } catch {
             throw TabKeepError.wrap(error)
         }
@@ -188,7 +188,7 @@ public final class TabKeepStore: Sendable {
     func loadDocument(_ txn: borrowing Transaction, _ key: DocumentKey) throws -> TabBarDocument? {
         try txn.withValue(documents, key: key.bytes) { bytes throws(TabKeepError) -> TabBarDocument? in
             guard let bytes else { return nil }
-            do {
+            do throws(DocumentDecodingError) {
                 return try TabBarDocument(decoding: bytes)
             } catch {
                 throw .corruptDocument(key, error)
@@ -291,7 +291,7 @@ public final class TabKeepStore: Sendable {
     public func registerCatalog(_ catalog: Catalog, for bar: BarID = .main) throws(TabKeepError) {
         do {
             try environment.write { txn in
-                try txn.put(catalogs, key: Array(bar.rawValue.utf8), value: catalog.encoded())
+                try txn.put(catalogsDatabase, key: Array(bar.rawValue.utf8), value: catalog.encoded())
             }
         } catch {
             throw TabKeepError.wrap(error)
@@ -312,9 +312,9 @@ public final class TabKeepStore: Sendable {
         do {
             return try environment.read { txn in
                 var result: [(bar: BarID, catalog: Catalog)] = []
-                try txn.forEach(catalogs) { key, value in
+                try txn.forEach(catalogsDatabase) { key, value in
                     let bar = try BarID(String(decoding: key, as: UTF8.self))
-                    do {
+                    do throws(DocumentDecodingError) {
                         result.append((bar, try Catalog(decoding: value)))
                     } catch {
                         throw TabKeepError.corruptCatalog(bar, error)
@@ -329,9 +329,9 @@ public final class TabKeepStore: Sendable {
     }
 
     func storedCatalogIfAny(_ txn: borrowing Transaction, bar: BarID) throws -> Catalog? {
-        try txn.withValue(catalogs, key: Array(bar.rawValue.utf8)) { bytes throws(TabKeepError) -> Catalog? in
+        try txn.withValue(catalogsDatabase, key: Array(bar.rawValue.utf8)) { bytes throws(TabKeepError) -> Catalog? in
             guard let bytes else { return nil }
-            do {
+            do throws(DocumentDecodingError) {
                 return try Catalog(decoding: bytes)
             } catch {
                 throw .corruptCatalog(bar, error)
