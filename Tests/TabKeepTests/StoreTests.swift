@@ -1,0 +1,297 @@
+import Foundation
+import LMDBKit
+import TabKeep
+import Testing
+
+@Suite("Store")
+struct StoreTests {
+    let directory = TestDirectory()
+
+    func open(_ name: String = "store", _ options: TabKeepStore.Options = .init(durability: .deferred))
+        throws -> TabKeepStore
+    {
+        try TabKeepStore(path: directory.sub(name), options: options)
+    }
+
+    /// Every edit kind, on two bars, one of them reset afterwards.
+    func applyEveryEditKind(_ store: TabKeepStore) throws {
+        let user = profile("user-1")
+        try store.registerCatalog(sevenTabs)
+        try store.edit(user, .move(tab("e"), to: 0))
+        try store.edit(user, .reorder(["e", "c", "a", "b", "d", "f", "g"].map(tab)))
+        try store.edit(user, .setCustomizable(["e", "c", "a", "b"].map(tab)))
+        try store.edit(user, .setCustomizableFlag(tab("f"), true))
+        try store.edit(user, .setHidden(tab("d"), true))
+        try store.edit(user, .select(.tab(tab("g"))))
+        try store.edit(user, .setBadge(tab("a"), 3))
+        try store.edit(user, .addToBadge(tab("a"), 2))
+        try store.edit(user, .addToBadge(tab("b"), 7))
+        try store.edit(user, .clearBadge(tab("b")))
+        try store.edit(user, .setBadgeText(tab("c"), "new"))
+        let other = bar("secondary")
+        try store.edit(user, bar: other, catalog: sevenTabs, [.move(tab("g"), to: 0), .setBadge(tab("g"), 1)])
+        try store.edit(user, bar: other, catalog: sevenTabs, .reset)
+    }
+
+    @Test func layoutsAndEveryEditKindSurviveCloseAndReopen() throws {
+        let before: (Layout, Layout, TabBarDocument?)
+        do {
+            let store = try open("store", .init(durability: .full))
+            try applyEveryEditKind(store)
+            before = (
+                try store.layout(profile("user-1")),
+                try store.layout(profile("user-1"), bar: bar("secondary"), catalog: sevenTabs),
+                try store.document(profile("user-1"))
+            )
+        }
+        let store = try open("store", .init(durability: .full))
+        let main = try store.layout(profile("user-1"))
+        #expect(main == before.0)
+        #expect(main.order == ["e", "c", "a", "b", "f", "g"].map(tab))
+        #expect(main.hidden == [tab("d")])
+        #expect(main.customizable == ["e", "c", "a", "b", "f"].map(tab))
+        #expect(main.selection == .tab(tab("g")))
+        #expect(main.badges == [tab("a"): 5])
+        #expect(main.badgeTexts == [tab("c"): "new"])
+        let secondary = try store.layout(profile("user-1"), bar: bar("secondary"), catalog: sevenTabs)
+        #expect(secondary == before.1)
+        #expect(secondary.order == sevenTabs.tabs.map(\.id))
+        #expect(secondary.badges.isEmpty)
+        #expect(try store.document(profile("user-1"))?.encoded() == before.2?.encoded())
+        #expect(try store.catalog() == sevenTabs)
+        #expect(try store.profiles() == [profile("user-1")])
+        #expect(try store.bars(of: profile("user-1")) == [.main])
+    }
+
+    @Test func severalEditsInOneCallAreAllOrNothing() throws {
+        let store = try open()
+        try store.registerCatalog(sevenTabs)
+        let user = profile("u")
+        try store.edit(user, .setBadge(tab("a"), 1))
+        let before = try snapshot(store)
+        let error = #expect(throws: TabKeepError.self) {
+            try store.edit(user, [.move(tab("c"), to: 0), .setBadge(tab("b"), 4), .move(tab("zz"), to: 1)])
+        }
+        #expect(error?.description.contains("zz") == true)
+        #expect(try snapshot(store) == before)
+        #expect(try store.layout(user).order == sevenTabs.tabs.map(\.id))
+    }
+
+    @Test func aProfileNeverSeenHasTheCatalogsDefaultLayout() throws {
+        let store = try open()
+        let layout = try store.layout(profile("nobody"), catalog: sevenTabs)
+        #expect(layout.order == sevenTabs.tabs.map(\.id))
+        #expect(layout.customizable == sevenTabs.tabs.map(\.id))
+        #expect(throws: TabKeepError.noCatalog(.main)) { try store.layout(profile("nobody")) }
+    }
+
+    @Test func dotsAndVersionsStayConsistentAfterFiveThousandRandomEdits() throws {
+        let store = try open()
+        try store.registerCatalog(sevenTabs)
+        var random = SplitMix64(seed: 0x7AB5)
+        let profiles = (0..<50).map { profile("p\($0)") }
+        let tabs = sevenTabs.tabs.map(\.id)
+        var applied = 0
+        for step in 0..<5_000 {
+            let who = profiles.randomElement(using: &random)!
+            let some = tabs.randomElement(using: &random)!
+            let edit: TabBarEdit
+            switch random.next() % 10 {
+            case 0: edit = .move(some, to: Int(random.next() % 7))
+            case 1: edit = .reorder(tabs.shuffled(using: &random))
+            case 2: edit = .setCustomizableFlag(some, random.next() % 2 == 0)
+            case 3: edit = .setHidden(some, random.next() % 2 == 0)
+            case 4: edit = .select(random.next() % 5 == 0 ? .more : .tab(some))
+            case 5: edit = .setBadge(some, Int(random.next() % 20))
+            case 6: edit = .addToBadge(some, Int(random.next() % 11) - 5)
+            case 7: edit = .setBadgeText(some, random.next() % 2 == 0 ? nil : "t\(step)")
+            case 8: edit = step % 97 == 0 ? .reset : .clearBadge(some)
+            default: edit = .setCustomizable(Array(tabs.shuffled(using: &random).prefix(3)))
+            }
+            do {
+                try store.edit(who, edit)
+                applied += 1
+            } catch {
+                // A move of a hidden tab, say, is refused and writes nothing; anything else is a failure.
+                guard case .invalidEdit = error else { throw error }
+            }
+        }
+        #expect(applied > 4_000)
+        if random.next() % 2 == 0 { try store.erase(profiles[3]) }
+
+        // The scan: every dot of every document has a `dots` row naming that document, every row
+        // names a document holding its dot, and no dot is past the version vector.
+        let env = store.environment
+        let documents = try env.database("documents")
+        let dots = try env.database("dots")
+        var fromDocuments: [[UInt8]: [UInt8]] = [:]
+        let vector = try store.versionVector()
+        try env.read { txn throws in
+            for (key, value) in try txn.records(documents) {
+                let document = try TabBarDocument(decoding: value)
+                #expect(document.problems().isEmpty)
+                for dot in document.dots {
+                    #expect(vector.contains(dot), "dot \(dot) is past the version vector")
+                    fromDocuments[dotKey(dot)] = key
+                }
+            }
+            let rows = try txn.records(dots)
+            #expect(rows.count == fromDocuments.count)
+            for (dot, documentKey) in rows {
+                #expect(fromDocuments[dot] == documentKey)
+            }
+        }
+        #expect(vector[store.replicaID] >= UInt64(applied))
+    }
+
+    @Test func asyncEditsFromSixteenTasksShareCommitsAndAllSurviveReopen() async throws {
+        let path = directory.sub("group")
+        let commits: Int
+        do {
+            let store = try TabKeepStore(path: path, options: .init(durability: .full))
+            try store.registerCatalog(sevenTabs)
+            let before = store.environment.lastTransactionID
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for task in 0..<16 {
+                    group.addTask {
+                        for i in 0..<100 {
+                            try await store.edit(profile("task\(task)"), .addToBadge(tab("a"), 1))
+                            if i == 99 { try await store.edit(profile("task\(task)"), .setBadgeText(tab("b"), "done")) }
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            commits = store.environment.lastTransactionID - before
+        }
+        let edits = 16 * 101
+        print("group commit: \(edits) edits in \(commits) commits, \(String(format: "%.1f", Double(edits) / Double(commits))) edits per commit")
+        #expect(commits < edits)
+        let store = try TabKeepStore(path: path)
+        for task in 0..<16 {
+            let layout = try store.layout(profile("task\(task)"))
+            #expect(layout.badges[tab("a")] == 100)
+            #expect(layout.badgeTexts[tab("b")] == "done")
+        }
+    }
+
+    @Test func anAsyncEditThatFailsReportsItsOwnErrorAndOthersCommit() async throws {
+        let store = try open()
+        try store.registerCatalog(sevenTabs)
+        let good = Task { try await store.edit(profile("good"), .setBadge(tab("a"), 2)) }
+        let bad = Task { try await store.edit(profile("bad"), .move(tab("nope"), to: 0)) }
+        try await good.value
+        await #expect(throws: TabKeepError.self) { try await bad.value }
+        #expect(try store.layout(profile("good")).badges[tab("a")] == 2)
+        #expect(try store.document(profile("bad")) == nil)
+    }
+
+    @Test func thisProcessesCommitsReachTheNotificationStream() async throws {
+        let store = try open()
+        try store.registerCatalog(sevenTabs)
+        let stream = store.changes()
+        try await store.edit(profile("x"), bar: bar("side"), catalog: sevenTabs, .setBadge(tab("a"), 1))
+        var iterator = stream.makeAsyncIterator()
+        let key = await iterator.next()
+        #expect(key == DocumentKey(profile: profile("x"), bar: bar("side")))
+    }
+
+    @Test func aChangeCommittedByAnotherProcessReachesTheNotificationStream() async throws {
+        let tabkeep = try #require(builtProduct("tabkeep"), "the tabkeep tool is built with the tests")
+        let store = try open("shared", .init(durability: .full, pollInterval: .milliseconds(20)))
+        try store.registerCatalog(sevenTabs)
+        let stream = store.changes()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tabkeep)
+        process.arguments = ["set", store.environment.path, "--profile", "elsewhere", "--badge-add", "a=3"]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        var iterator = stream.makeAsyncIterator()
+        let key = await iterator.next()
+        #expect(key == DocumentKey(profile: profile("elsewhere"), bar: .main))
+        #expect(try store.layout(profile("elsewhere")).badges[tab("a")] == 3)
+    }
+
+    @Test func aStoreWithAFutureSchemaIsRefusedAndLeftByteIdentical() throws {
+        let path = directory.sub("future")
+        do {
+            let store = try TabKeepStore(path: path)
+            try store.registerCatalog(sevenTabs)
+            try store.edit(profile("u"), .move(tab("b"), to: 0))
+        }
+        do {
+            let env = try Environment.open(path: path, configuration: .init(databases: ["meta"]))
+            let meta = try env.database("meta")
+            try env.write { txn in try txn.put(meta, key: Array("schema".utf8), value: [0, 0, 0, 0, 0, 0, 0, 99]) }
+        }
+        let files = ["data.mdb", "lock.mdb"]
+        let before = try files.map { try Data(contentsOf: URL(fileURLWithPath: path + "/" + $0)) }
+        #expect(throws: TabKeepError.newerSchema(found: 99, supported: TabKeepStore.schemaVersion)) {
+            try TabKeepStore(path: path)
+        }
+        let after = try files.map { try Data(contentsOf: URL(fileURLWithPath: path + "/" + $0)) }
+        #expect(before == after)
+        #expect(
+            TabKeepError.newerSchema(found: 99, supported: 1).description
+                == "the store has schema 99, newer than the 1 this version supports; it was not changed")
+    }
+
+    @Test func mergingAGuestIntoAnAccountKeepsBothSidesEdits() throws {
+        let store = try open()
+        try store.registerCatalog(sevenTabs)
+        let guest = profile("guest")
+        let account = profile("account")
+        try store.edit(account, [.move(tab("g"), to: 0), .addToBadge(tab("a"), 2), .setHidden(tab("e"), true)])
+        try store.edit(guest, [.move(tab("a"), to: 3), .addToBadge(tab("a"), 3), .select(.tab(tab("c")))])
+        try store.mergeProfile(guest, into: account)
+        let merged = try store.layout(account)
+        #expect(merged.order == ["g", "b", "c", "d", "a", "f"].map(tab))
+        #expect(merged.hidden == [tab("e")])
+        #expect(merged.badges[tab("a")] == 5)
+        #expect(merged.selection == .tab(tab("c")))
+        #expect(try store.profiles() == [account])
+        #expect(try store.layout(guest).order == sevenTabs.tabs.map(\.id))
+    }
+
+    @Test func aCorruptDocumentIsReportedAloneAndEveryOtherProfileStillReads() throws {
+        let store = try open()
+        try store.registerCatalog(sevenTabs)
+        for name in ["a", "b", "c"] { try store.edit(profile(name), .move(tab("d"), to: 0)) }
+        let documents = try store.environment.database("documents")
+        let key = DocumentKey(profile: profile("b"), bar: .main)
+        try store.environment.write { txn in try txn.put(documents, key: key.bytes, value: [0xFF, 0x13, 0x37]) }
+        let error = #expect(throws: TabKeepError.self) { try store.layout(profile("b")) }
+        guard case .corruptDocument(let reported, _) = error else {
+            Issue.record("expected corruptDocument, got \(String(describing: error))")
+            return
+        }
+        #expect(reported == key)
+        #expect(error?.description.contains("profile \"b\"") == true)
+        for name in ["a", "c"] { #expect(try store.layout(profile(name)).order.first == tab("d")) }
+        var failures: [DocumentKey] = []
+        try store.forEachDocument { key, result in
+            if case .failure = result { failures.append(key) }
+        }
+        #expect(failures == [key])
+    }
+
+    @Test func openingTheSameDirectoryTwiceSharesOneEnvironment() throws {
+        let first = try open("same")
+        let second = try open("same")
+        #expect(first.environment === second.environment)
+        #expect(first.replicaID == second.replicaID)
+    }
+
+    @Test func aFileWhereTheStoreShouldBeIsAClearError() throws {
+        let path = directory.sub("file")
+        #expect(FileManager.default.createFile(atPath: path, contents: Data([1])))
+        let error = #expect(throws: TabKeepError.self) { try TabKeepStore(path: path) }
+        #expect(error?.description.contains("not a directory") == true)
+    }
+}
+
+func dotKey(_ dot: Dot) -> [UInt8] {
+    func bigEndian(_ value: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * $0)) } }
+    return bigEndian(dot.replica.rawValue) + bigEndian(dot.sequence)
+}
