@@ -267,9 +267,12 @@ struct EditPlan {
     mutating func addToBadge(_ id: TabID, _ delta: Int) throws(EditError) {
         _ = try catalogTab(id)
         guard delta.magnitude <= UInt(Entry.maxBadge) else { throw EditError(.badgeOutOfRange(delta)) }
-        let current = bar.badgeCount(id)
-        // A decrement takes only what the count it sees holds: 5 − 10 records −5.
-        let effective = max(Int64(delta), -current)
+        if delta == 0 { return }
+        let raw = bar.rawBadgeCount(id)
+        let current = max(0, raw)
+        // A decrement takes only what the count it sees holds: 5 − 10 records −5. An increment over a
+        // sum that concurrent decrements pushed below zero also makes up the deficit, so +1 shows 1.
+        let effective = delta < 0 ? max(Int64(delta), -current) : Int64(delta) - min(0, raw)
         if effective == 0 { return }
         let total = (bar.totals[id]?[replica.id] ?? 0) + effective
         guard total.magnitude <= UInt64(Entry.maxBadge) && current + effective <= Entry.maxBadge else {
