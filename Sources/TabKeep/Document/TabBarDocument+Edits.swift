@@ -85,8 +85,21 @@ struct EditPlan {
         order.insert(id, at: index)
         let newOrder = fixedInPlace(order)
         let keys = pinAll()
-        let movable = slotted(newOrder)
-        guard let position = movable.firstIndex(of: id) else { return }
+        // Only `id` moves: put it before its new shown successor (else after its predecessor) in the
+        // movable order, so hidden tabs and every other tab keep their keys.
+        let shownMovable = newOrder.filter { bar.catalog.tab($0)?.placement != .fixed }
+        guard let shownIndex = shownMovable.firstIndex(of: id) else { return }
+        var movable = bar.movableOrder.filter { $0 != id }
+        if shownIndex + 1 < shownMovable.count,
+            let next = movable.firstIndex(of: shownMovable[shownIndex + 1])
+        {
+            movable.insert(id, at: next)
+        } else if shownIndex > 0, let previous = movable.firstIndex(of: shownMovable[shownIndex - 1]) {
+            movable.insert(id, at: previous + 1)
+        } else {
+            movable.append(id)
+        }
+        let position = movable.firstIndex(of: id)!
         let low = position > 0 ? keys[movable[position - 1]] : nil
         let high = position + 1 < movable.count ? keys[movable[position + 1]] : nil
         if let key = FractionalKey.between(low, high), key.count <= FractionalKey.maxLength {
