@@ -20,6 +20,9 @@ struct DocumentEditTests {
                 } else if rng.next() % 5 == 0 {
                     try document.apply(
                         .setHidden(tab("d"), rng.next() % 2 == 0), catalog: catalog, by: &replica)
+                } else if rng.next() % 6 == 0 {
+                    // After a clear, positions are tombstones: pins and moves must still win over them.
+                    try document.apply(.reset, catalog: catalog, by: &replica)
                 } else {
                     let order = [tab("home")] + movable.shuffled(using: &rng)
                     try document.apply(.reorder(order), catalog: catalog, by: &replica)

@@ -10,7 +10,7 @@ extension TabBarDocument {
         var writer = replica
         writer.clock.observe(maxStamp)
         let bar = ResolvedBar(document: self, catalog: catalog)
-        var plan = EditPlan(bar: bar, replica: writer)
+        var plan = EditPlan(document: self, bar: bar, replica: writer)
         switch edit {
         case .move(let tab, let index):
             try plan.move(tab, to: index)
@@ -33,7 +33,7 @@ extension TabBarDocument {
         case .setBadgeText(let tab, let text):
             try plan.setBadgeText(tab, text)
         case .reset:
-            plan.reset(self)
+            plan.reset()
         }
         write(plan.entries)
         if case .reset = edit { applyContext() }
@@ -43,11 +43,13 @@ extension TabBarDocument {
 
 /// The entries one edit writes, computed against the resolved bar before anything changes.
 struct EditPlan {
+    let document: TabBarDocument
     let bar: ResolvedBar
     var replica: Replica
     var entries: [Entry] = []
 
-    init(bar: ResolvedBar, replica: Replica) {
+    init(document: TabBarDocument, bar: ResolvedBar, replica: Replica) {
+        self.document = document
         self.bar = bar
         self.replica = replica
     }
@@ -59,10 +61,15 @@ struct EditPlan {
     }
 
     /// Writes a pin: the lowest stamp, so any real move beats it; origin and dot still recorded.
+    /// Only a tombstone left by a clear can hold the key: then the pin takes the stamp just above it.
     mutating func pin(_ tab: TabID, _ key: [UInt8]) {
         let (_, dot) = replica.next()
+        var stamp = Stamp.zero
+        if let tombstone = document.entry(for: .position(tab)) {
+            stamp = Stamp(rawValue: tombstone.stamp.rawValue &+ 1)
+        }
         entries.append(
-            Entry(key: .position(tab), value: .position(key), stamp: .zero, origin: replica.id, dot: dot))
+            Entry(key: .position(tab), value: .position(key), stamp: stamp, origin: replica.id, dot: dot))
     }
 
     func catalogTab(_ id: TabID) throws(EditError) -> Catalog.Tab {
@@ -304,7 +311,7 @@ struct EditPlan {
     // MARK: Clear
 
     /// The observed-remove clear: a context of every dot the document holds plus the previous context.
-    mutating func reset(_ document: TabBarDocument) {
+    mutating func reset() {
         var context = document.context
         for entry in document.storage { context.add(entry.dot) }
         put(.cleared, .context(context))
