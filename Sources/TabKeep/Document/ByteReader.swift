@@ -53,12 +53,14 @@ struct ByteReader {
     }
 
     /// A varint that must not exceed `limit`.
-    mutating func count(max limit: Int, _ what: String) throws(DocumentDecodingError) -> Int {
+    mutating func count(max limit: Int, _ what: @autoclosure () -> String) throws(DocumentDecodingError)
+        -> Int
+    {
         let start = offset
         let value = try varint()
         guard value <= UInt64(limit) else {
             offset = start
-            throw fail("\(what) \(value) exceeds \(limit)")
+            throw fail("\(what()) \(value) exceeds \(limit)")
         }
         return Int(value)
     }
@@ -80,38 +82,44 @@ struct ByteReader {
     }
 
     /// A length-prefixed run of bytes (1…limit long unless `allowEmpty`), as a slice of the buffer.
-    mutating func slice(max limit: Int, _ what: String) throws(DocumentDecodingError) -> UnsafeBufferPointer<
-        UInt8
-    > {
-        let length = try count(max: limit, "\(what) length")
-        guard length <= remaining else { throw fail("\(what) runs past the end") }
+    mutating func slice(max limit: Int, _ what: @autoclosure () -> String) throws(DocumentDecodingError)
+        -> UnsafeBufferPointer<
+            UInt8
+        >
+    {
+        let length = try count(max: limit, "\(what()) length")
+        guard length <= remaining else { throw fail("\(what()) runs past the end") }
         let result = UnsafeBufferPointer(rebasing: buffer[offset..<offset + length])
         offset += length
         return result
     }
 
     /// A length-prefixed UTF-8 string of at most `limit` bytes.
-    mutating func string(max limit: Int, _ what: String) throws(DocumentDecodingError) -> String {
+    mutating func string(max limit: Int, _ what: @autoclosure () -> String) throws(DocumentDecodingError)
+        -> String
+    {
         let start = offset
-        let bytes = try slice(max: limit, what)
+        let bytes = try slice(max: limit, what())
         guard let text = String(validating: bytes, as: UTF8.self) else {
             offset = start
-            throw fail("\(what) is not valid UTF-8")
+            throw fail("\(what()) is not valid UTF-8")
         }
         return text
     }
 
     /// A length-prefixed identifier, checked by the identifier rules.
-    mutating func identifier(max limit: Int, _ what: String) throws(DocumentDecodingError) -> String {
+    mutating func identifier(max limit: Int, _ what: @autoclosure () -> String) throws(DocumentDecodingError)
+        -> String
+    {
         let start = offset
-        let bytes = try slice(max: limit, what)
+        let bytes = try slice(max: limit, what())
         if let problem = IdentifierRules.problem(in: bytes, maxBytes: limit) {
             offset = start
-            throw fail("\(what) \(problem)")
+            throw fail("\(what()) \(problem)")
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             offset = start
-            throw fail("\(what) is not valid UTF-8")
+            throw fail("\(what()) is not valid UTF-8")
         }
         return text
     }

@@ -8,9 +8,11 @@ extension Entry {
     static let maxReplicas = 4096
 
     /// What is wrong with one entry on its own, or nil.
-    static func problem(of entry: Entry) -> String? {
+    /// The decoder checks ids as it reads them, so it passes `checkingIdentifiers: false`.
+    static func problem(of entry: Entry, checkingIdentifiers: Bool = true) -> String? {
         if entry.dot.sequence == 0 { return "dot sequence 0" }
-        for tab in entry.key.tabs where IdentifierRules.problem(tab.rawValue, maxBytes: TabID.maxBytes) != nil
+        if checkingIdentifiers, let tab = entry.key.tab,
+            IdentifierRules.problem(tab.rawValue, maxBytes: TabID.maxBytes) != nil
         {
             return "invalid tab id"
         }
@@ -23,7 +25,7 @@ extension Entry {
             return FractionalKey.isValid(key) ? nil : "invalid position key"
         case (.customizable, .flag), (.hidden, .flag): return nil
         case (.selection, .selection(let selection)):
-            if case .tab(let tab) = selection,
+            if checkingIdentifiers, case .tab(let tab) = selection,
                 IdentifierRules.problem(tab.rawValue, maxBytes: TabID.maxBytes) != nil
             {
                 return "invalid selected tab id"
@@ -70,8 +72,6 @@ extension Entry.Key {
         case .selection, .cleared: nil
         }
     }
-
-    var tabs: [TabID] { tab.map { [$0] } ?? [] }
 
     /// The same key about another tab.
     func with(tab: TabID) -> Entry.Key {

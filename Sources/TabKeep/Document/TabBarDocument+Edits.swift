@@ -10,7 +10,7 @@ extension TabBarDocument {
         var writer = replica
         writer.clock.observe(maxStamp)
         let bar = ResolvedBar(document: self, catalog: catalog)
-        var plan = EditPlan(bar: bar, replica: writer)
+        var plan = EditPlan(document: self, bar: bar, replica: writer)
         switch edit {
         case .move(let tab, let index):
             try plan.move(tab, to: index)
@@ -33,7 +33,7 @@ extension TabBarDocument {
         case .setBadgeText(let tab, let text):
             try plan.setBadgeText(tab, text)
         case .reset:
-            plan.reset(self)
+            plan.reset()
         }
         write(plan.entries)
         if case .reset = edit { applyContext() }
@@ -43,11 +43,13 @@ extension TabBarDocument {
 
 /// The entries one edit writes, computed against the resolved bar before anything changes.
 struct EditPlan {
+    let document: TabBarDocument
     let bar: ResolvedBar
     var replica: Replica
     var entries: [Entry] = []
 
-    init(bar: ResolvedBar, replica: Replica) {
+    init(document: TabBarDocument, bar: ResolvedBar, replica: Replica) {
+        self.document = document
         self.bar = bar
         self.replica = replica
     }
@@ -59,10 +61,15 @@ struct EditPlan {
     }
 
     /// Writes a pin: the lowest stamp, so any real move beats it; origin and dot still recorded.
+    /// Only a tombstone left by a clear can hold the key: then the pin takes the stamp just above it.
     mutating func pin(_ tab: TabID, _ key: [UInt8]) {
         let (_, dot) = replica.next()
+        var stamp = Stamp.zero
+        if let tombstone = document.entry(for: .position(tab)) {
+            stamp = Stamp(rawValue: tombstone.stamp.rawValue &+ 1)
+        }
         entries.append(
-            Entry(key: .position(tab), value: .position(key), stamp: .zero, origin: replica.id, dot: dot))
+            Entry(key: .position(tab), value: .position(key), stamp: stamp, origin: replica.id, dot: dot))
     }
 
     func catalogTab(_ id: TabID) throws(EditError) -> Catalog.Tab {
@@ -85,8 +92,21 @@ struct EditPlan {
         order.insert(id, at: index)
         let newOrder = fixedInPlace(order)
         let keys = pinAll()
-        let movable = slotted(newOrder)
-        guard let position = movable.firstIndex(of: id) else { return }
+        // Only `id` moves: put it before its new shown successor (else after its predecessor) in the
+        // movable order, so hidden tabs and every other tab keep their keys.
+        let shownMovable = newOrder.filter { bar.catalog.tab($0)?.placement != .fixed }
+        guard let shownIndex = shownMovable.firstIndex(of: id) else { return }
+        var movable = bar.movableOrder.filter { $0 != id }
+        if shownIndex + 1 < shownMovable.count,
+            let next = movable.firstIndex(of: shownMovable[shownIndex + 1])
+        {
+            movable.insert(id, at: next)
+        } else if shownIndex > 0, let previous = movable.firstIndex(of: shownMovable[shownIndex - 1]) {
+            movable.insert(id, at: previous + 1)
+        } else {
+            movable.append(id)
+        }
+        let position = movable.firstIndex(of: id)!
         let low = position > 0 ? keys[movable[position - 1]] : nil
         let high = position + 1 < movable.count ? keys[movable[position + 1]] : nil
         if let key = FractionalKey.between(low, high), key.count <= FractionalKey.maxLength {
@@ -267,9 +287,12 @@ struct EditPlan {
     mutating func addToBadge(_ id: TabID, _ delta: Int) throws(EditError) {
         _ = try catalogTab(id)
         guard delta.magnitude <= UInt(Entry.maxBadge) else { throw EditError(.badgeOutOfRange(delta)) }
-        let current = bar.badgeCount(id)
-        // A decrement takes only what the count it sees holds: 5 − 10 records −5.
-        let effective = max(Int64(delta), -current)
+        if delta == 0 { return }
+        let raw = bar.rawBadgeCount(id)
+        let current = max(0, raw)
+        // A decrement takes only what the count it sees holds: 5 − 10 records −5. An increment over a
+        // sum that concurrent decrements pushed below zero also makes up the deficit, so +1 shows 1.
+        let effective = delta < 0 ? max(Int64(delta), -current) : Int64(delta) - min(0, raw)
         if effective == 0 { return }
         let total = (bar.totals[id]?[replica.id] ?? 0) + effective
         guard total.magnitude <= UInt64(Entry.maxBadge) && current + effective <= Entry.maxBadge else {
@@ -288,7 +311,7 @@ struct EditPlan {
     // MARK: Clear
 
     /// The observed-remove clear: a context of every dot the document holds plus the previous context.
-    mutating func reset(_ document: TabBarDocument) {
+    mutating func reset() {
         var context = document.context
         for entry in document.storage { context.add(entry.dot) }
         put(.cleared, .context(context))

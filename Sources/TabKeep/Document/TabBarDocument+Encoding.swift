@@ -178,7 +178,7 @@ extension ByteReader {
         let valueStart = offset
         let value = try self.value(for: key)
         let entry = Entry(key: key, value: value, stamp: stamp, origin: origin, dot: dot)
-        if let problem = Entry.problem(of: entry) {
+        if let problem = Entry.problem(of: entry, checkingIdentifiers: false) {
             offset = valueStart
             throw fail(problem)
         }

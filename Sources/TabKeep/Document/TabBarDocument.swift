@@ -97,6 +97,17 @@ public struct TabBarDocument: Hashable, Sendable {
         return problems
     }
 
+    /// The stored entry of `key` (tombstones included), by binary search.
+    func entry(for key: Entry.Key) -> Entry? {
+        var low = 0
+        var high = storage.count
+        while low < high {
+            let middle = (low + high) / 2
+            if storage[middle].key < key { low = middle + 1 } else { high = middle }
+        }
+        return low < storage.count && storage[low].key == key ? storage[low] : nil
+    }
+
     /// The most entries a document holds.
     static let maxEntries = 16_384
 }

@@ -109,12 +109,17 @@ struct ResolvedBar {
 
     /// count = max(0, reset.count + Σ over replicas with a total (total − reset.seen[replica])).
     func badgeCount(_ tab: TabID) -> Int64 {
+        max(0, rawBadgeCount(tab))
+    }
+
+    /// The sum before clamping: below zero after concurrent decrements that together took too much.
+    func rawBadgeCount(_ tab: TabID) -> Int64 {
         let reset = resets[tab]
         var count = reset?.count ?? 0
         for (replica, total) in totals[tab] ?? [:] {
             count += total - (reset?.seen[replica] ?? 0)
         }
-        return max(0, count)
+        return count
     }
 
     var layout: Layout {

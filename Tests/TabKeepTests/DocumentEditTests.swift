@@ -1,0 +1,133 @@
+import Testing
+
+@testable import TabKeep
+
+@Suite("Document edits")
+struct DocumentEditTests {
+    @Test func movesAndReordersProduceTheRequestedOrder() throws {
+        for seed: UInt64 in 1...60 {
+            var rng = SplitMix64(seed: seed)
+            var replica = simulatedReplica(seed)
+            var document = TabBarDocument()
+            let catalog = randomCatalog
+            for _ in 0..<40 {
+                let layout = document.layout(catalog: catalog)
+                let movable = layout.order.filter { $0 != tab("home") }
+                if rng.next() % 2 == 0, let moving = movable.randomElement(using: &rng) {
+                    let target = 1 + Int(rng.next() % UInt64(layout.order.count - 1))
+                    try document.apply(.move(moving, to: target), catalog: catalog, by: &replica)
+                    #expect(document.layout(catalog: catalog).order[target] == moving, "seed \(seed)")
+                } else if rng.next() % 5 == 0 {
+                    try document.apply(
+                        .setHidden(tab("d"), rng.next() % 2 == 0), catalog: catalog, by: &replica)
+                } else if rng.next() % 6 == 0 {
+                    // After a clear, positions are tombstones: pins and moves must still win over them.
+                    try document.apply(.reset, catalog: catalog, by: &replica)
+                } else {
+                    let order = [tab("home")] + movable.shuffled(using: &rng)
+                    try document.apply(.reorder(order), catalog: catalog, by: &replica)
+                    #expect(document.layout(catalog: catalog).order == order, "seed \(seed)")
+                }
+            }
+        }
+    }
+
+    @Test func aReorderWritesOnlyTabsOutsideALongestIncreasingSubsequence() throws {
+        let catalog = lettersCatalog(7)
+        var replica = simulatedReplica(1)
+        var document = try applying(
+            [.reorder(tabs("a", "b", "c", "d", "e", "g", "f"))], to: TabBarDocument(), catalog: catalog,
+            by: &replica)
+        let before = document.entries.count
+        let sequence = replica.sequence
+        // Moving two tabs: exactly two positions written.
+        try document.apply(.reorder(tabs("b", "c", "a", "d", "f", "e", "g")), catalog: catalog, by: &replica)
+        #expect(document.layout(catalog: catalog).order == tabs("b", "c", "a", "d", "f", "e", "g"))
+        #expect(replica.sequence - sequence == 2)
+        #expect(document.entries.count == before)
+    }
+
+    @Test func keysStayShortByRespacingTheBar() throws {
+        let catalog = lettersCatalog(4)
+        var replica = simulatedReplica(1)
+        var document = TabBarDocument()
+        // Always squeezing a tab between the same two neighbours halves the gap every time.
+        for step in 0..<400 {
+            let moving = step % 2 == 0 ? tab("c") : tab("b")
+            try document.apply(.move(moving, to: 1), catalog: catalog, by: &replica)
+            #expect(document.layout(catalog: catalog).order[1] == moving)
+        }
+        for entry in document.entries {
+            if case .position(let key) = entry.value { #expect(key.count <= 32) }
+        }
+        #expect(document.problems().isEmpty)
+    }
+
+    @Test func invalidEditsThrowAndChangeNothing() throws {
+        let catalog = try Catalog(tabs: [
+            Catalog.Tab(tab("home"), placement: .fixed),
+            Catalog.Tab(tab("a")),
+            Catalog.Tab(tab("b"), placement: .movable),
+            Catalog.Tab(tab("c"), hidden: true),
+        ])
+        var replica = simulatedReplica(1)
+        var document = try applying(
+            [.setBadge(tab("a"), 5)], to: TabBarDocument(), catalog: catalog, by: &replica)
+        let before = document
+        let replicaBefore = replica
+        let cases: [(TabBarEdit, EditError.Reason)] = [
+            (.move(tab("zzz"), to: 0), .unknownTab(tab("zzz"))),
+            (.move(tab("a"), to: 3), .indexOutOfRange(3, count: 3)),
+            (.move(tab("a"), to: -1), .indexOutOfRange(-1, count: 3)),
+            (.move(tab("c"), to: 0), .tabNotShown(tab("c"))),
+            (.move(tab("home"), to: 1), .fixedTab(tab("home"))),
+            (.reorder(tabs("home", "a")), .notAPermutation),
+            (.reorder(tabs("home", "a", "a")), .duplicateTab(tab("a"))),
+            (.reorder(tabs("a", "home", "b")), .fixedTab(tab("home"))),
+            (.setHidden(tab("b"), true), .notHideable(tab("b"))),
+            (.setHidden(tab("home"), true), .fixedTab(tab("home"))),
+            (.setCustomizable(tabs("home")), .fixedTab(tab("home"))),
+            (.setCustomizable(tabs("c")), .tabNotShown(tab("c"))),
+            (.select(.tab(tab("c"))), .tabNotShown(tab("c"))),
+            (.setBadge(tab("a"), -1), .negativeBadge(-1)),
+            (.setBadge(tab("a"), Int.max), .badgeOutOfRange(Int.max)),
+            (.addToBadge(tab("a"), Int.min), .badgeOutOfRange(Int.min)),
+            (.setBadgeText(tab("a"), String(repeating: "é", count: 33)), .badgeTextTooLong(66)),
+            (.addToBadge(tab("nope"), 1), .unknownTab(tab("nope"))),
+        ]
+        for (edit, reason) in cases {
+            #expect(throws: EditError(reason)) { try document.apply(edit, catalog: catalog, by: &replica) }
+            #expect(document == before, "\(edit) changed the document")
+            #expect(replica == replicaBefore, "\(edit) used a dot")
+        }
+        #expect(EditError(.badgeTextTooLong(66)).description.contains("66"))
+    }
+
+    @Test func setCustomizableWritesOnlyChangedFlags() throws {
+        let catalog = lettersCatalog(4)
+        var replica = simulatedReplica(1)
+        var document = TabBarDocument()
+        try document.apply(.setCustomizable(tabs("a", "c")), catalog: catalog, by: &replica)
+        #expect(document.entries.map(\.key) == [.customizable(tab("b")), .customizable(tab("d"))])
+        #expect(document.layout(catalog: catalog).customizable == tabs("a", "c"))
+    }
+
+    @Test func catalogRejectsDuplicatesCyclesAndTooManyTabs() throws {
+        #expect(throws: CatalogError.duplicateTab(tab("a"))) { try Catalog(tabs("a", "b", "a")) }
+        #expect(throws: CatalogError.self) {
+            try Catalog(tabs: [Catalog.Tab(tab("a"))], renames: [tab("x"): tab("y"), tab("y"): tab("x")])
+        }
+        #expect(throws: CatalogError.renamedTabStillListed(tab("a"))) {
+            try Catalog(tabs: [Catalog.Tab(tab("a"))], renames: [tab("a"): tab("b")])
+        }
+        let many = (0..<257).map { tab("t\($0)") }
+        #expect(throws: CatalogError.tooManyTabs(257)) { try Catalog(many) }
+        let catalog = try Catalog(
+            tabs: [
+                Catalog.Tab(tab("a"), customizable: false, placement: .fixed),
+                Catalog.Tab(tab("b"), hidden: true),
+            ],
+            renames: [tab("old"): tab("b")])
+        #expect(try Catalog(decoding: catalog.encoded()) == catalog)
+    }
+}
