@@ -85,7 +85,8 @@ enum FolderFiles {
     /// Replaces `directory/name` with `bytes`: a temporary file in the same directory, written,
     /// fsynced and renamed over the name (mode 0600), then the directory fsynced.
     static func replace(_ name: String, in directory: String, with bytes: [UInt8]) throws(SyncError) {
-        let temporary = directory + "/." + name + ".tmp-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        let temporary =
+            directory + "/." + name + ".tmp-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw failure(temporary, "cannot create it") }
         var written = 0
@@ -112,7 +113,8 @@ enum FolderFiles {
         }
         let folder = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if folder >= 0 {
-            _ = fsync(folder)  // the rename is durable once the directory is; some filesystems refuse, harmlessly
+            // The rename is durable once the directory is; some filesystems refuse, harmlessly.
+            _ = fsync(folder)
             close(folder)
         }
     }

@@ -39,7 +39,8 @@ public struct FolderTransport: Sendable {
     /// A transport for `store` through the directory at `path`.
     public init(path: String, store: TabKeepStore, maxDrift: Duration = .seconds(300)) throws(SyncError) {
         guard case .directory = try FolderFiles.kind(path) else {
-            throw .file(path: path, reason: "not a directory (a sync folder must exist and be a real directory)")
+            throw .file(
+                path: path, reason: "not a directory (a sync folder must exist and be a real directory)")
         }
         self.folder = path
         self.store = store
@@ -72,7 +73,10 @@ public struct FolderTransport: Sendable {
         let final = String(name[name.index(after: name.startIndex)..<marker.lowerBound])
         let suffix = name[marker.upperBound...]
         return replica(fromFileName: final) != nil && !suffix.isEmpty
-            && suffix.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
+            && suffix.utf8.allSatisfy {
+                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                    || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
+            }
     }
 
     /// Applies every other replica's file, then rewrites this replica's file.
@@ -97,7 +101,8 @@ public struct FolderTransport: Sendable {
             }
         }
         let base = seen.dropFirst().reduce(seen.first ?? VersionVector()) { $0.pointwiseMinimum($1) }
-        let message = try SyncSession(store: store, maxDrift: maxDrift).deltaMessage(kind: .reply, after: base)
+        let message = try SyncSession(store: store, maxDrift: maxDrift).deltaMessage(
+            kind: .reply, after: base)
         let bytes = message.encoded()
         try FolderFiles.replace(fileName, in: folder, with: bytes)
         report.documentsWritten = message.entries.count
@@ -107,10 +112,13 @@ public struct FolderTransport: Sendable {
 
     /// Reads, checks and applies one other replica's file; its vector joins `seen` once the
     /// file is known to be a sound message from the replica its name says.
-    private func receive(_ name: String, seen: inout [VersionVector]) throws(SyncError) -> (SyncMessage, [DocumentKey])
-    {
+    private func receive(_ name: String, seen: inout [VersionVector]) throws(SyncError) -> (
+        SyncMessage, [DocumentKey]
+    ) {
         guard let replica = FolderTransport.replica(fromFileName: name) else {
-            throw .file(path: name, reason: "not a sync file name (16 lowercase hex digits and .\(Self.fileExtension))")
+            throw .file(
+                path: name,
+                reason: "not a sync file name (16 lowercase hex digits and .\(Self.fileExtension))")
         }
         let path = folder + "/" + name
         switch try FolderFiles.kind(path) {
@@ -122,7 +130,8 @@ public struct FolderTransport: Sendable {
         }
         let message = try SyncMessage(decoding: FolderFiles.contents(of: path, limit: SyncMessage.maxSize))
         guard message.sender == replica else {
-            throw .file(path: name, reason: "written by replica \(message.sender), not the \(replica) its name says")
+            throw .file(
+                path: name, reason: "written by replica \(message.sender), not the \(replica) its name says")
         }
         guard message.kind == .reply else { throw .unexpectedKind(message.kind, expected: "a reply") }
         seen.append(message.vector)

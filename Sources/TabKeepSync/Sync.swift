@@ -11,6 +11,7 @@ public import TabKeep
 /// would. Each store applies one message in one write transaction. Entries stamped more than
 /// `maxDrift` ahead of this machine's clock make that message refused with
 /// ``SyncError/clockDrift(aheadMilliseconds:limitMilliseconds:)``.
+@discardableResult
 public func sync(_ first: TabKeepStore, _ second: TabKeepStore, maxDrift: Duration = .seconds(300))
     throws(SyncError) -> SyncReport
 {
