@@ -83,6 +83,7 @@ public struct FolderTransport: Sendable {
     ///
     /// Throws only when this replica's own store or file fails; a bad file of another replica is
     /// skipped and reported instead.
+    @discardableResult
     public func sync() throws(SyncError) -> FolderSyncReport {
         try sync(names: FolderFiles.names(in: folder))
     }
@@ -91,14 +92,24 @@ public struct FolderTransport: Sendable {
     func sync(names: [String]) throws(SyncError) -> FolderSyncReport {
         var report = FolderSyncReport(written: fileName)
         var seen: [VersionVector] = []
-        for name in names where name != fileName && !FolderTransport.isTemporaryFileName(name) {
-            do throws(SyncError) {
-                let (message, changed) = try receive(name, seen: &seen)
-                report.applied.append(AppliedFile(name: name, sender: message.sender, changed: changed))
-            } catch {
-                if case .store(let storeError) = error { throw .store(storeError) }
-                report.skipped.append(SkippedFile(name: name, reason: error))
+        var pending = names.filter { $0 != fileName && !FolderTransport.isTemporaryFileName($0) }
+        // A file may be a delta past what another file brings: a second pass applies it.
+        for pass in 0..<2 {
+            var waiting: [String] = []
+            for name in pending {
+                do throws(SyncError) {
+                    let (message, changed) = try receive(name, seen: &seen)
+                    report.applied.append(AppliedFile(name: name, sender: message.sender, changed: changed))
+                } catch {
+                    if case .store(let storeError) = error { throw .store(storeError) }
+                    if case .missingHistory = error, pass == 0 {
+                        waiting.append(name)
+                    } else {
+                        report.skipped.append(SkippedFile(name: name, reason: error))
+                    }
+                }
             }
+            pending = waiting
         }
         let base = seen.dropFirst().reduce(seen.first ?? VersionVector()) { $0.pointwiseMinimum($1) }
         let message = try SyncSession(store: store, maxDrift: maxDrift).deltaMessage(
