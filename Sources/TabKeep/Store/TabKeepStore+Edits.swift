@@ -56,8 +56,11 @@ extension TabKeepStore {
                     let previous = try loadDocument(txn, accountKey)
                     var merged = previous ?? TabBarDocument()
                     merged.fold(guestDocument, by: &replica)
-                    added += try saveDocument(txn, accountKey, merged, previous: previous)
-                    changed.append(accountKey)
+                    // An erased guest folds nothing: store no empty account document.
+                    if merged != (previous ?? TabBarDocument()) {
+                        added += try saveDocument(txn, accountKey, merged, previous: previous)
+                        changed.append(accountKey)
+                    }
                     if removingGuest {
                         var cleared = guestDocument
                         try cleared.apply(.reset, catalog: .empty, by: &replica)
@@ -119,7 +122,11 @@ extension TabKeepStore {
                         results.append(.failure(TabKeepError.wrap(error)))
                     }
                 }
-                let changed = working.keys.sorted()
+                // An edit that wrote nothing (clearing an absent badge) stores no empty document.
+                let changed = working.keys.sorted().filter { key in
+                    let state = working[key]!
+                    return state.current != (state.previous ?? TabBarDocument())
+                }
                 var added: [Dot] = []
                 for key in changed {
                     let state = working[key]!

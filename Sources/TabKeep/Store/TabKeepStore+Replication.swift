@@ -78,7 +78,7 @@ extension TabKeepStore {
                 for key in keys.sorted() {
                     rows += 1
                     guard let document = try loadDocument(txn, key) else { continue }
-                    let part = document.delta(after: peer)
+                    let part = Self.part(of: document, after: peer)
                     if !part.isEmpty { result.append(DocumentDelta(key: key, document: part)) }
                 }
                 return StoreDelta(documents: result, vector: now, rowsVisited: rows)
@@ -86,6 +86,17 @@ extension TabKeepStore {
         } catch {
             throw TabKeepError.wrap(error)
         }
+    }
+
+    /// The entries of `document` a peer at `peer` lacks, plus the document's clear: a tombstone
+    /// is only valid (and only decodes) beside the clear whose context covers it, and a merged
+    /// clear keeps one dot while its context grows, so the document is found through the dots of
+    /// the clears merged into it (see `saveDocument`) and its clear always travels.
+    static func part(of document: TabBarDocument, after peer: VersionVector) -> TabBarDocument {
+        let part = document.delta(after: peer)
+        guard let clear = document.entries.last, clear.key == .cleared, part.entries.last?.key != .cleared
+        else { return part }
+        return (try? TabBarDocument(entries: part.entries + [clear])) ?? part
     }
 
     /// Merges `documents` from a peer whose version vector was `vector`, in one write transaction:
@@ -113,6 +124,7 @@ extension TabKeepStore {
                     merged.merge(delta.document)
                     if merged == previous { continue }
                     added += try saveDocument(txn, delta.key, merged, previous: previous)
+                    added += try keepClearDot(txn, delta.key, incoming: delta.document, merged: merged)
                     changed.append(delta.key)
                 }
                 for peer in vector.replicas { try raiseVersion(txn, peer, to: vector[peer]) }

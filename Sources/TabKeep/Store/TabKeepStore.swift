@@ -205,7 +205,11 @@ public final class TabKeepStore: Sendable {
         let keyBytes = key.bytes
         let old = Set(previous?.dots ?? [])
         let new = Set(document.dots)
-        for dot in old.subtracting(new) { try txn.delete(dots, key: Records.dotKey(dot)) }
+        // A superseded clear's context lives on in the merged clear: keep its dot findable.
+        let keptClear = document.entries.last?.key == .cleared ? Self.clearDot(previous) : nil
+        for dot in old.subtracting(new) where dot != keptClear {
+            try txn.delete(dots, key: Records.dotKey(dot))
+        }
         var highest: [ReplicaID: UInt64] = [:]
         let added = new.subtracting(old)
         for dot in added {
@@ -216,6 +220,25 @@ public final class TabKeepStore: Sendable {
         let encoded = document.encoded()
         try txn.put(documents, key: keyBytes, value: encoded)
         return Array(added)
+    }
+
+    /// The dot of a document's clear, if it has one.
+    static func clearDot(_ document: TabBarDocument?) -> Dot? {
+        guard let last = document?.entries.last, last.key == .cleared else { return nil }
+        return last.dot
+    }
+
+    /// Indexes the dot of an incoming clear that lost to the stored one (its context was merged
+    /// in), so peers lacking that dot still receive the grown context.
+    func keepClearDot(
+        _ txn: borrowing Transaction, _ key: DocumentKey, incoming: TabBarDocument, merged: TabBarDocument
+    ) throws -> [Dot] {
+        guard let dot = Self.clearDot(incoming), dot != Self.clearDot(merged) else { return [] }
+        let dotKey = Records.dotKey(dot)
+        guard try txn.get(dots, key: dotKey) == nil else { return [] }
+        try txn.put(dots, key: dotKey, value: key.bytes)
+        try raiseVersion(txn, dot.replica, to: dot.sequence)
+        return [dot]
     }
 
     // MARK: Reads
@@ -275,7 +298,10 @@ public final class TabKeepStore: Sendable {
                         keys.append(documentKey)  // a corrupt document is still listed, so it gets reported
                         return true
                     }
-                    if document.entries.contains(where: { $0.key != .cleared }) { keys.append(documentKey) }
+                    // Tombstones beside a clear are an erased bar.
+                    if document.entries.contains(where: { $0.key != .cleared && $0.value != .removed }) {
+                        keys.append(documentKey)
+                    }
                     return true
                 }
                 return keys

@@ -1,0 +1,130 @@
+import TabKeep
+import Testing
+
+@testable import TabKeepSync
+
+@Suite struct BadInputTests {
+    /// A reply with two documents, a receiving store, and the store's checksum before anything.
+    func fixture(_ directory: TemporaryDirectory) throws -> (
+        bytes: [UInt8], receiver: SyncSession, before: UInt32
+    ) {
+        let sender = try directory.store("sender")
+        let receiver = try directory.store("receiver")
+        try sender.edit(
+            profile("alice"), catalog: sevenTabs, [.move(tab("c"), to: 0), .addToBadge(tab("a"), 2)])
+        try sender.edit(profile("bob"), catalog: sevenTabs, [.setBadgeText(tab("b"), "new"), .reset])
+        try receiver.edit(profile("carol"), catalog: sevenTabs, .setHidden(tab("d"), true))
+        let session = SyncSession(store: receiver)
+        let reply = try SyncSession(store: sender).respond(to: session.request())
+        return (reply.encoded(), session, try recordChecksum(receiver))
+    }
+
+    /// Decodes and applies `bytes`; returns the error, or nil when it was accepted.
+    func refusal(_ bytes: [UInt8], by session: SyncSession) -> SyncError? {
+        do {
+            try session.receive(SyncMessage(decoding: bytes))
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// `body` (everything but the CRC) with a correct CRC appended.
+    func sealed(_ body: [UInt8]) -> [UInt8] {
+        var writer = MessageWriter(bytes: body)
+        writer.bigEndian(CRC32.checksum(body))
+        return writer.bytes
+    }
+
+    @Test func everyTruncationAndEverySingleBitFlipIsRefusedAndChangesNothing() throws {
+        let directory = TemporaryDirectory()
+        let (bytes, session, before) = try fixture(directory)
+        for length in 0..<bytes.count {
+            let error = refusal(Array(bytes.prefix(length)), by: session)
+            #expect(error != nil, "truncated to \(length) bytes")
+            #expect(error.map { "\($0)".isEmpty } == false)
+        }
+        for index in bytes.indices {
+            for bit in 0..<8 {
+                var flipped = bytes
+                flipped[index] ^= 1 << bit
+                #expect(refusal(flipped, by: session) != nil, "bit \(bit) of byte \(index)")
+            }
+        }
+        #expect(try recordChecksum(session.store) == before)
+    }
+
+    @Test func randomBytesAreRefused() throws {
+        let directory = TemporaryDirectory()
+        let (_, session, before) = try fixture(directory)
+        var random = SeededGenerator(seed: 6)
+        for round in 0..<2_000 {
+            var bytes = (0..<Int.random(in: 0..<300, using: &random)).map { _ in
+                UInt8.random(in: 0...255, using: &random)
+            }
+            if round % 2 == 0 { bytes = sealed(SyncMessage.magic + [1] + bytes) }  // past the magic and CRC
+            #expect(refusal(bytes, by: session) != nil, "round \(round)")
+        }
+        #expect(try recordChecksum(session.store) == before)
+    }
+
+    @Test func oversizedCountsAreRefusedWithTheLimitNamed() throws {
+        let directory = TemporaryDirectory()
+        let (_, session, before) = try fixture(directory)
+        var header = MessageWriter(bytes: SyncMessage.magic + [1, SyncMessage.Kind.reply.rawValue])
+        header.bigEndian(UInt64(42))
+        var hugeVector = header
+        hugeVector.varint(1 << 40)
+        let vectorError = refusal(sealed(hugeVector.bytes), by: session)
+        #expect("\(vectorError!)".contains("more than the limit of 65536"))
+        var hugeEntries = header
+        hugeEntries.varint(0)
+        hugeEntries.varint(0)
+        hugeEntries.varint(900_000)
+        let entriesError = refusal(sealed(hugeEntries.bytes), by: session)
+        #expect("\(entriesError!)".contains("cannot fit"))
+        let tooLarge = [UInt8](repeating: 0, count: SyncMessage.maxSize + 1)
+        #expect(
+            refusal(tooLarge, by: session)
+                == .tooLarge(size: SyncMessage.maxSize + 1, limit: SyncMessage.maxSize))
+        #expect(try recordChecksum(session.store) == before)
+    }
+
+    @Test func aNewerFormatVersionIsRefusedNamingTheVersion() throws {
+        let directory = TemporaryDirectory()
+        let (bytes, session, before) = try fixture(directory)
+        var newer = Array(bytes.dropLast(4))
+        newer[4] = 2
+        let error = refusal(sealed(newer), by: session)
+        #expect(error == .newerFormat(found: 2, supported: 1))
+        #expect("\(error!)".contains("format version 2 is newer"))
+        #expect(try recordChecksum(session.store) == before)
+    }
+
+    @Test func wellSealedButInconsistentMessagesAreRefused() throws {
+        let directory = TemporaryDirectory()
+        let (bytes, session, before) = try fixture(directory)
+        let message = try SyncMessage(decoding: bytes)
+        // Trailing bytes after the entries.
+        #expect(refusal(sealed(Array(bytes.dropLast(4)) + [0]), by: session) != nil)
+        // Entries past the sender's own vector.
+        var behind = message
+        behind.vector = VersionVector()
+        #expect("\(refusal(behind.encoded(), by: session)!)".contains("past the sender's version vector"))
+        // A delta past a version the receiver has not reached.
+        var gap = message
+        gap.base = VersionVector([ReplicaID(rawValue: 77): 5])
+        #expect(
+            refusal(gap.encoded(), by: session)
+                == .missingHistory(replica: ReplicaID(rawValue: 77), needed: 5, have: 0))
+        // A request handed to receive, and a message claiming to come from the receiver.
+        #expect(refusal(try SyncSession(store: session.store).request().encoded(), by: session) != nil)
+        var mine = message
+        mine.sender = session.store.replicaID
+        #expect(refusal(mine.encoded(), by: session) == .fromThisReplica(session.store.replicaID))
+        #expect(try recordChecksum(session.store) == before)
+        // And the untouched message still applies.
+        #expect(refusal(bytes, by: session) == nil)
+        #expect(try recordChecksum(session.store) != before)
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import TabKeep
+import Testing
+
+@testable import TabKeepSync
+
+@Suite struct MessageFormatTests {
+    @Test func crc32MatchesTheStandardCheckValue() {
+        #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
+        var incremental = CRC32()
+        Array("12345".utf8).withUnsafeBytes { incremental.update($0) }
+        Array("6789".utf8).withUnsafeBytes { incremental.update($0) }
+        #expect(incremental.value == 0xCBF4_3926)
+        #expect(CRC32.checksum([]) == 0)
+    }
+
+    @Test func aMessageDecodesToWhatWasEncoded() throws {
+        let directory = TemporaryDirectory()
+        let store = try directory.store("a")
+        try store.edit(
+            profile("alice"), catalog: sevenTabs, [.move(tab("c"), to: 0), .setBadge(tab("a"), 3)])
+        try store.edit(profile("bob"), catalog: sevenTabs, .select(.more))
+        let message = try SyncSession(store: store).deltaMessage(kind: .reply, after: VersionVector())
+        #expect(message.entries.count == 2)
+        #expect(try SyncMessage(decoding: message.encoded()) == message)
+        #expect(Array(message.encoded().prefix(5)) == Array("TKSY".utf8) + [1])
+    }
+
+    @Test func syncingTwoStoresInProcessLeavesBothWithTheSameDocuments() throws {
+        let directory = TemporaryDirectory()
+        let a = try directory.store("a")
+        let b = try directory.store("b")
+        try a.edit(profile("alice"), catalog: sevenTabs, .move(tab("g"), to: 0))
+        try b.edit(profile("bob"), catalog: sevenTabs, .setHidden(tab("b"), true))
+        let report = try sync(a, b)
+        #expect(report.changedInFirst == [DocumentKey(profile: profile("bob"), bar: .main)])
+        #expect(report.changedInSecond == [DocumentKey(profile: profile("alice"), bar: .main)])
+        #expect(try documentBytes(a) == documentBytes(b))
+        #expect(try a.versionVector() == b.versionVector())
+        let again = try sync(a, b)
+        #expect(again.documentsToFirst == 0 && again.documentsToSecond == 0)
+    }
+
+    @Test func aFoldedGuestProfileReachesTheOtherDeviceThroughTheSameMerge() throws {
+        let directory = TemporaryDirectory()
+        let phone = try directory.store("phone")
+        let tablet = try directory.store("tablet")
+        try phone.edit(
+            profile("guest"), catalog: sevenTabs, [.move(tab("e"), to: 0), .addToBadge(tab("a"), 2)])
+        try tablet.edit(profile("account"), catalog: sevenTabs, [.addToBadge(tab("a"), 5)])
+        try sync(phone, tablet)
+        try phone.mergeProfile(profile("guest"), into: profile("account"))
+        try sync(phone, tablet)
+        for store in [phone, tablet] {
+            let layout = try store.layout(profile("account"), catalog: sevenTabs)
+            #expect(layout.order.first == tab("e"))
+            #expect(layout.badges[tab("a")] == 7)
+            #expect(try store.profiles() == [profile("account")])
+        }
+        #expect(try documentBytes(phone) == documentBytes(tablet))
+    }
+
+    @Test func aRequestIsNotAppliedAndARepliedRequestChangesNothingOnTheResponder() throws {
+        let directory = TemporaryDirectory()
+        let a = try directory.store("a")
+        let b = try directory.store("b")
+        try a.edit(profile("alice"), catalog: sevenTabs, .move(tab("g"), to: 0))
+        let before = try recordChecksum(b)
+        _ = try SyncSession(store: b).respond(to: SyncSession(store: a).request())
+        #expect(try recordChecksum(b) == before)
+        #expect(throws: SyncError.self) { try SyncSession(store: b).receive(SyncSession(store: a).request()) }
+    }
+}
