@@ -2,13 +2,6 @@ import Testing
 
 @testable import TabKeep
 
-/// Makes tab ids from short names.
-private func tabs(_ names: String...) throws -> [TabID] {
-    try names.map { name throws(IdentifierError) in try TabID(name) }
-}
-
-private func tab(_ name: String) throws -> TabID { try TabID(name) }
-
 /// Records every delegate call, in order, and refuses taps on chosen items.
 @MainActor
 private final class RecordingDelegate: TabBarControllerModelDelegate {
@@ -492,4 +485,14 @@ struct TabBarModelTests {
         try host.setTabIDs(tabs("x", "a", "f"))
         #expect(host.customizableTabIDs == (try tabs("x", "f")))
     }
+}
+
+// Members, so they shadow the module-wide helpers of DocumentFixturesTests instead of redeclaring them.
+extension TabBarModelTests {
+    /// Makes tab ids from short names.
+    private func tabs(_ names: String...) throws -> [TabID] {
+        try names.map { name throws(IdentifierError) in try TabID(name) }
+    }
+
+    private func tab(_ name: String) throws -> TabID { try TabID(name) }
 }
