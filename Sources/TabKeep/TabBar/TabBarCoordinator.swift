@@ -60,8 +60,9 @@ public final class TabBarCoordinator {
     private var pendingOrder: [TabID]?
 
     /// A coordinator of `profile`'s `bar` in `store`, shown on `host`. Nothing happens until ``attach()``.
-    public init(store: TabKeepStore, profile: ProfileID, bar: BarID = .main, catalog: Catalog, host: any TabBarHost)
-    {
+    public init(
+        store: TabKeepStore, profile: ProfileID, bar: BarID = .main, catalog: Catalog, host: any TabBarHost
+    ) {
         self.store = store
         self.profile = profile
         self.bar = bar
@@ -237,7 +238,8 @@ public final class TabBarCoordinator {
                     do {
                         try host.setTabIDs(tabs)
                     } catch {
-                        needsRefresh = true  // refused while the user customizes; retried when the session ends
+                        // Refused while the user customizes; retried when the session ends.
+                        needsRefresh = true
                     }
                 }
                 if !needsRefresh { appliedOrder = stored.layout.order }
