@@ -158,6 +158,9 @@ struct TabBarCoordinatorTests {
         var random = SeededGenerator(state: seed)
         var enabled: Set<TabID> = Set(flagged)
         var launch = try Launch(store, catalog, profile: profile)
+        let initial = try store.layout(profile, catalog: catalog).customizable
+        try #require(
+            Set(launch.model.customizableTabIDs) == Set(launch.model.tabIDs.filter(initial.contains)))
         var launches = 1
         var assignments = 0
 
@@ -353,6 +356,34 @@ struct TabBarCoordinatorTests {
         try await storeA.edit(profile, catalog: catalog, .setBadgeText(inbox, "new"))
         #expect(await eventually { launch.model.badgeValue(for: inbox) == "new" })
         try await launch.coordinator.flush()
+    }
+
+    // MARK: Following the store
+
+    @Test func aReorderAndSelectionSyncedFromAnotherDeviceAreFollowedWithoutEchoingThem() async throws {
+        let (temporaryA, temporaryB) = try (TemporaryStore(), TemporaryStore())
+        let (storeA, storeB) = (temporaryA.store, temporaryB.store)
+        let catalog = try Self.sevenTabs()
+        let launch = try Launch(storeA, catalog, profile: profile)
+        try launch.model.userTap(.tab(Self.id("inbox")))
+        try await launch.coordinator.flush()
+        let writtenByA = try storeA.versionVector()[storeA.replicaID]
+
+        // On device B the user moved help first and selected settings (under More).
+        let order = try Self.ids("help", "home", "search", "inbox", "library", "profile", "settings")
+        try await storeB.edit(
+            profile, catalog: catalog, [.reorder(order), .select(.tab(Self.id("settings")))])
+        let delta = try storeB.delta(after: storeA.versionVector())
+        try storeA.apply(delta.documents, vector: delta.vector)
+
+        let settings = try Self.id("settings")
+        #expect(await eventually { launch.model.tabIDs == order && launch.model.selection == .tab(settings) })
+        // Re-applied after the coordinator's own assignment.
+        #expect(launch.model.customizableTabIDs == order)
+        try await launch.coordinator.flush()
+        try await Task.sleep(for: .milliseconds(100))  // room for an echo, were there one
+        try await launch.coordinator.flush()
+        #expect(try storeA.versionVector()[storeA.replicaID] == writtenByA)  // A wrote nothing back
     }
 
     // MARK: Catalog changes
