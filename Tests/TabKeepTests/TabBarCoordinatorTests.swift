@@ -358,6 +358,45 @@ struct TabBarCoordinatorTests {
         try await launch.coordinator.flush()
     }
 
+    // MARK: The README walkthrough (Docs/TabBar.md)
+
+    @Test func theReadmeWalkthroughOfASevenTabAppHolds() async throws {
+        let temporary = try TemporaryStore()
+        let store = temporary.store
+        let ids = try Self.ids("home", "search", "inbox", "library", "profile", "settings", "help")
+        let catalog = try Catalog(
+            tabs: [
+                Catalog.Tab(ids[0], placement: .fixed),
+                Catalog.Tab(ids[1]), Catalog.Tab(ids[2]), Catalog.Tab(ids[3]),
+                Catalog.Tab(ids[4]), Catalog.Tab(ids[5]),
+                Catalog.Tab(ids[6], customizable: false),
+            ])
+        var launch = try Launch(store, catalog, profile: profile)
+        #expect(launch.model.visibleTabIDs == (try Self.ids("home", "search", "inbox", "library")))
+        #expect(launch.model.moreTabIDs == (try Self.ids("profile", "settings", "help")))
+        #expect(
+            launch.model.customizableTabIDs
+                == (try Self.ids("search", "inbox", "library", "profile", "settings")))
+
+        try launch.model.beginCustomizing()
+        try launch.model.moveTab(ids[5], to: 1)
+        try launch.model.endCustomizing()
+        try launch.model.userTap(.tab(ids[6]))
+        try await launch.quit()
+        let moved = try positions(store).filter { $0.value.stamp != .zero }
+        #expect(Set(moved.keys) == [ids[5]])
+
+        launch = try Launch(store, catalog, profile: profile)
+        #expect(launch.model.visibleTabIDs == (try Self.ids("home", "settings", "search", "inbox")))
+        #expect(launch.model.moreTabIDs == (try Self.ids("library", "profile", "help")))
+        #expect(launch.model.selection == .tab(ids[6]))
+        #expect(launch.model.selectedIndex == 6)
+        #expect(
+            launch.model.customizableTabIDs
+                == (try Self.ids("settings", "search", "inbox", "library", "profile")))
+        try await launch.quit()
+    }
+
     // MARK: Following the store
 
     @Test func aReorderAndSelectionSyncedFromAnotherDeviceAreFollowedWithoutEchoingThem() async throws {
