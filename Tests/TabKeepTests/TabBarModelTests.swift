@@ -486,3 +486,13 @@ struct TabBarModelTests {
         #expect(host.customizableTabIDs == (tabs("x", "f")))
     }
 }
+
+// Members, so they shadow the module-wide helpers of DocumentFixturesTests instead of redeclaring them.
+extension TabBarModelTests {
+    /// Makes tab ids from short names.
+    private func tabs(_ names: String...) throws -> [TabID] {
+        try names.map { name throws(IdentifierError) in try TabID(name) }
+    }
+
+    private func tab(_ name: String) throws -> TabID { try TabID(name) }
+}

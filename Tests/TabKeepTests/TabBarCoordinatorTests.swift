@@ -1,0 +1,470 @@
+import Foundation
+import Testing
+
+@testable import TabKeep
+
+/// Scenario tests of `TabBarCoordinator` on the headless model, with real stores in temporary directories.
+@MainActor
+@Suite("TabBar coordinator")
+struct TabBarCoordinatorTests {
+    // MARK: Fixtures
+
+    /// A store in a fresh temporary directory, removed when the test ends.
+    final class TemporaryStore {
+        let directory: URL
+        let store: TabKeepStore
+
+        init() throws {
+            directory = FileManager.default.temporaryDirectory
+                .appendingPathComponent("TabBarCoordinatorTests-\(UUID().uuidString)", isDirectory: true)
+            store = try TabKeepStore(
+                directory: directory, options: .init(durability: .deferred, pollInterval: .milliseconds(20)))
+        }
+
+        deinit {
+            try? FileManager.default.removeItem(at: directory)
+        }
+    }
+
+    /// One run of the app: a fresh tab bar controller and its coordinator, attached.
+    @MainActor
+    struct Launch {
+        let model: TabBarControllerModel
+        let coordinator: TabBarCoordinator
+
+        init(_ store: TabKeepStore, _ catalog: Catalog, profile: ProfileID) throws {
+            model = TabBarControllerModel()
+            coordinator = TabBarCoordinator(store: store, profile: profile, catalog: catalog, host: model)
+            try coordinator.attach()
+        }
+
+        /// The app goes away: its edits are committed, then it stops following.
+        func quit() async throws {
+            try await coordinator.flush()
+            coordinator.detach()
+        }
+    }
+
+    let profile = try! ProfileID("user-42")
+
+    static func ids(_ names: String...) throws -> [TabID] { try ids(names) }
+    static func ids(_ names: [String]) throws -> [TabID] {
+        try names.map { name throws(IdentifierError) in try TabID(name) }
+    }
+    static func id(_ name: String) throws -> TabID { try TabID(name) }
+
+    /// A seven-tab app: four on the bar, More, three under More.
+    static func sevenTabs() throws -> Catalog {
+        try Catalog(ids("home", "search", "inbox", "library", "profile", "settings", "help"))
+    }
+
+    /// Waits for `condition`, polling; false when `timeout` passes first. Never asserts a time.
+    func eventually(timeout: Duration = .seconds(20), _ condition: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while !condition() {
+            if ContinuousClock.now >= deadline { return false }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return true
+    }
+
+    /// The position entries of the stored document, by tab.
+    func positions(_ store: TabKeepStore) throws -> [TabID: Entry] {
+        var result: [TabID: Entry] = [:]
+        for entry in try store.document(profile)?.entries ?? [] {
+            if case .position(let tab) = entry.key { result[tab] = entry }
+        }
+        return result
+    }
+
+    // MARK: Attach
+
+    @Test func attachShowsStoredOrderAndStoredCustomizableSubsetNotAllTabs() throws {
+        let temporary = try TemporaryStore()
+        let store = temporary.store
+        let catalog = try Self.sevenTabs()
+        let (inbox, settings, help) = try (Self.id("inbox"), Self.id("settings"), Self.id("help"))
+        try store.edit(
+            profile, catalog: catalog,
+            [
+                .reorder(Self.ids("inbox", "home", "search", "library", "profile", "settings", "help")),
+                .setCustomizableFlag(settings, false), .setCustomizableFlag(help, false),
+            ])
+        let layout = try store.layout(profile, catalog: catalog)
+
+        let launch = try Launch(store, catalog, profile: profile)
+
+        #expect(launch.model.tabIDs == layout.order)
+        #expect(launch.model.tabIDs.first == inbox)
+        #expect(launch.model.customizableTabIDs == layout.customizable)
+        #expect(
+            launch.model.customizableTabIDs == (try Self.ids("inbox", "home", "search", "library", "profile"))
+        )
+        #expect(launch.model.customizableTabIDs != launch.model.tabIDs)
+        #expect(launch.model.moreTabIDs == (try Self.ids("profile", "settings", "help")))
+        #expect(try store.catalog() == catalog)  // registered on attach
+    }
+
+    @Test func assigningTheListForAFeatureFlagReappliesTheStoredSubset() throws {
+        let temporary = try TemporaryStore()
+        let store = temporary.store
+        let catalog = try Self.sevenTabs()
+        try store.edit(profile, catalog: catalog, .setCustomizableFlag(Self.id("help"), false))
+        let launch = try Launch(store, catalog, profile: profile)
+
+        // The app turns a flag off and assigns its list: UIKit resets the subset to the whole list.
+        try launch.model.setTabIDs(Self.ids("home", "search", "inbox", "help", "beta"))
+
+        // The stored subset comes back; `beta` is not in the catalog, so it is not customizable.
+        #expect(launch.model.customizableTabIDs == (try Self.ids("home", "search", "inbox")))
+    }
+
+    // MARK: The 200-step script
+
+    /// SplitMix64: a tiny seeded generator, so a failing script can be replayed.
+    struct SeededGenerator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    @Test(arguments: [UInt64(1), 2, 3])
+    func customizableSubsetFollowsTheStoreThroughARandomScript(seed: UInt64) async throws {
+        let temporary = try TemporaryStore()
+        let store = temporary.store
+        let home = try Self.id("home")
+        let flagged = try Self.ids("search", "library", "help")
+        let beta = try Self.id("beta")  // a feature-flag tab the catalog does not list
+        let catalog = try Catalog(
+            tabs: [
+                Catalog.Tab(home, placement: .fixed),
+                Catalog.Tab(try Self.id("feed")),
+                Catalog.Tab(try Self.id("search")),
+                Catalog.Tab(try Self.id("inbox")),
+                Catalog.Tab(try Self.id("library"), customizable: false),
+                Catalog.Tab(try Self.id("profile")),
+                Catalog.Tab(try Self.id("settings")),
+                Catalog.Tab(try Self.id("help")),
+            ])
+        try await store.edit(
+            profile, catalog: catalog,
+            [.setCustomizableFlag(Self.id("profile"), false), .setCustomizableFlag(Self.id("help"), false)])
+
+        var random = SeededGenerator(state: seed)
+        var enabled: Set<TabID> = Set(flagged)
+        var launch = try Launch(store, catalog, profile: profile)
+        let initial = try store.layout(profile, catalog: catalog).customizable
+        try #require(
+            Set(launch.model.customizableTabIDs) == Set(launch.model.tabIDs.filter(initial.contains)))
+        var launches = 1
+        var assignments = 0
+
+        for step in 0..<200 {
+            let model = launch.model
+            var action: String
+            switch Int.random(in: 0..<100, using: &random) {
+            case 0..<20 where !model.isCustomizing:
+                // The app assigns a list because a feature flag flipped.
+                let flip = (flagged + [beta]).randomElement(using: &random)!
+                if !enabled.insert(flip).inserted { enabled.remove(flip) }
+                var list = catalog.tabs.map(\.id).filter { !flagged.contains($0) || enabled.contains($0) }
+                if enabled.contains(beta) { list.append(beta) }
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0: list = try launch.coordinator.arranged(list)
+                case 1: list = [home] + list.dropFirst().shuffled(using: &random)
+                default: break  // the catalog's default order, as an app without TabKeep would
+                }
+                try model.setTabIDs(list)
+                assignments += 1
+                action = "assign \(list)"
+            case 0..<45:
+                // The user customizes: Edit, drags of customizable tabs, Done.
+                if !model.isCustomizing {
+                    try model.beginCustomizing()
+                    action = "begin customizing"
+                } else if Int.random(in: 0..<4, using: &random) > 0, model.customizableTabIDs.count > 1 {
+                    let tab = model.customizableTabIDs.randomElement(using: &random)!
+                    let target = model.tabIDs.firstIndex(
+                        of: model.customizableTabIDs.randomElement(using: &random)!)!
+                    try model.moveTab(tab, to: target)
+                    action = "move \(tab) to \(target)"
+                } else {
+                    try model.endCustomizing()
+                    action = "end customizing"
+                }
+            case 0..<65 where !model.isCustomizing:
+                let items = model.tabIDs.map(TabBarItem.tab) + (model.showsMore ? [.more] : [])
+                let item = items.randomElement(using: &random)!
+                try model.userTap(item)
+                action = "tap \(item)"
+            case 0..<85:
+                if Bool.random(using: &random) {
+                    let index = Int.random(in: -1...model.tabIDs.count, using: &random)
+                    model.selectedIndex = index
+                    action = "selectedIndex = \(index)"
+                } else {
+                    let tab = model.tabIDs.randomElement(using: &random)!
+                    try model.setSelection(.tab(tab))
+                    action = "select \(tab)"
+                }
+            default:
+                try await launch.quit()
+                launch = try Launch(store, catalog, profile: profile)
+                launches += 1
+                action = "relaunch"
+            }
+
+            // Checked at once, before anything else runs: a skipped re-application cannot be repaired first.
+            // A set: the model keeps the subset's order as it was set while customizing moves tabs.
+            let stored = try store.layout(profile, catalog: catalog).customizable
+            let expected = Set(launch.model.tabIDs.filter(stored.contains))
+            try #require(
+                Set(launch.model.customizableTabIDs) == expected,
+                "seed \(seed) step \(step) (\(action)): \(launch.model.customizableTabIDs) != \(expected)")
+
+            if Int.random(in: 0..<4, using: &random) == 0 { await Task.yield() }
+            if step % 25 == 24 { try await launch.coordinator.flush() }
+        }
+        try await launch.coordinator.flush()
+        #expect(launches > 5 && assignments > 10)  // the script really exercised relaunches and assignments
+    }
+
+    // MARK: Selection
+
+    @Test func selectionIsRestoredByIdentityForATabUnderMoreAndForMoreItself() async throws {
+        let temporary = try TemporaryStore()
+        let store = temporary.store
+        let catalog = try Self.sevenTabs()
+        let settings = try Self.id("settings")
+
+        var launch = try Launch(store, catalog, profile: profile)
+        try launch.model.userTap(.tab(settings))  // a row in More's list
+        try await launch.quit()
+
+        launch = try Launch(store, catalog, profile: profile)
+        #expect(launch.model.selection == .tab(settings))
+        #expect(launch.model.selectedIndex == 5)
+        #expect(launch.model.tabBar.selectedItem == .more)
+
+        try launch.model.userTap(.more)
+        try await launch.quit()
+
+        launch = try Launch(store, catalog, profile: profile)
+        #expect(launch.model.selection == .more)
+        #expect(launch.model.selectedIndex == nil)
+
+        launch.model.selectedIndex = 2  // programmatic selections are recorded too
+        try await launch.quit()
+        #expect(try store.layout(profile, catalog: catalog).selection == .tab(Self.id("inbox")))
+    }
+
+    @Test func whenTheStoredTabIsGoneUIKitsFallbackApplies() async throws {
+        let temporary = try TemporaryStore()
+        let store = temporary.store
+        let catalog = try Self.sevenTabs()
+        var launch = try Launch(store, catalog, profile: profile)
+        try launch.model.userTap(.tab(Self.id("help")))
+        try await launch.quit()
+
+        // The next version drops `help`: a fresh controller selects its first tab.
+        let smaller = try Catalog(Self.ids("home", "search", "inbox", "library", "profile", "settings"))
+        launch = try Launch(store, smaller, profile: profile)
+        #expect(launch.model.selection == .tab(try Self.id("home")))
+        #expect(launch.model.selectedIndex == 0)
+    }
+
+    @Test func theFallbackAfterAnAssignmentIsRecordedBecauseTheUserSawIt() async throws {
+        let temporary = try TemporaryStore()
+        let store = temporary.store
+        let catalog = try Self.sevenTabs()
+        var launch = try Launch(store, catalog, profile: profile)
+        try launch.model.userTap(.tab(Self.id("library")))
+
+        // A flag removes `library` (index 3): UIKit keeps the index, so `profile` is selected.
+        try launch.model.setTabIDs(Self.ids("home", "search", "inbox", "profile", "settings", "help"))
+        #expect(launch.model.selection == .tab(try Self.id("profile")))
+        try await launch.quit()
+
+        launch = try Launch(store, catalog, profile: profile)
+        #expect(launch.model.selection == .tab(try Self.id("profile")))
+    }
+
+    // MARK: Order
+
+    @Test func orderIsRecordedOnlyWhenCustomizingEndsChangedAndAsTheMinimalMoves() async throws {
+        let temporary = try TemporaryStore()
+        let store = temporary.store
+        let catalog = try Self.sevenTabs()
+        let (search, settings, help) = try (Self.id("search"), Self.id("settings"), Self.id("help"))
+        let launch = try Launch(store, catalog, profile: profile)
+        let model = launch.model
+
+        // Edit, drag settings up and back down, Done: changed is false, nothing is written.
+        try model.beginCustomizing()
+        try model.moveTab(settings, to: 1)
+        try model.moveTab(settings, to: 5)
+        try model.endCustomizing()
+        try await launch.coordinator.flush()
+        #expect(try store.document(profile) == nil)
+
+        // Drag help to the second place: only help gets a real position; the rest are pins (stamp zero).
+        try model.beginCustomizing()
+        try model.moveTab(help, to: 1)
+        try model.endCustomizing()
+        try await launch.coordinator.flush()
+        let first = try positions(store)
+        #expect(Set(first.filter { $0.value.stamp != .zero }.keys) == [help])
+        #expect(try store.layout(profile, catalog: catalog).order == model.tabIDs)
+
+        // Drag search to the end: only search's position entry changes.
+        try model.beginCustomizing()
+        try model.moveTab(search, to: 6)
+        try model.endCustomizing()
+        try await launch.coordinator.flush()
+        let second = try positions(store)
+        #expect(Set(second.keys.filter { second[$0] != first[$0] }) == [search])
+        #expect(try store.layout(profile, catalog: catalog).order == model.tabIDs)
+        #expect(
+            model.tabIDs
+                == (try Self.ids("home", "help", "inbox", "library", "profile", "settings", "search")))
+    }
+
+    // MARK: Badges
+
+    @Test func aBadgeIncrementMergedFromAnotherDeviceAppearsWithoutRelaunch() async throws {
+        let (temporaryA, temporaryB) = try (TemporaryStore(), TemporaryStore())
+        let (storeA, storeB) = (temporaryA.store, temporaryB.store)
+        let catalog = try Self.sevenTabs()
+        let inbox = try Self.id("inbox")
+        let launch = try Launch(storeA, catalog, profile: profile)
+
+        try await storeA.edit(profile, catalog: catalog, .setBadge(inbox, 2))
+        #expect(await eventually { launch.model.badgeValue(for: inbox) == "2" })
+
+        // Device B counts three new messages; its delta arrives by sync.
+        try await storeB.edit(profile, catalog: catalog, .addToBadge(inbox, 3))
+        let delta = try storeB.delta(after: storeA.versionVector())
+        try storeA.apply(delta.documents, vector: delta.vector)
+        #expect(await eventually { launch.model.badgeValue(for: inbox) == "5" })
+
+        // A badge text wins over the count.
+        try await storeA.edit(profile, catalog: catalog, .setBadgeText(inbox, "new"))
+        #expect(await eventually { launch.model.badgeValue(for: inbox) == "new" })
+        try await launch.coordinator.flush()
+    }
+
+    // MARK: The README walkthrough (Docs/TabBar.md)
+
+    @Test func theReadmeWalkthroughOfASevenTabAppHolds() async throws {
+        let temporary = try TemporaryStore()
+        let store = temporary.store
+        let ids = try Self.ids("home", "search", "inbox", "library", "profile", "settings", "help")
+        let catalog = try Catalog(
+            tabs: [
+                Catalog.Tab(ids[0], placement: .fixed),
+                Catalog.Tab(ids[1]), Catalog.Tab(ids[2]), Catalog.Tab(ids[3]),
+                Catalog.Tab(ids[4]), Catalog.Tab(ids[5]),
+                Catalog.Tab(ids[6], customizable: false),
+            ])
+        var launch = try Launch(store, catalog, profile: profile)
+        #expect(launch.model.visibleTabIDs == (try Self.ids("home", "search", "inbox", "library")))
+        #expect(launch.model.moreTabIDs == (try Self.ids("profile", "settings", "help")))
+        #expect(
+            launch.model.customizableTabIDs
+                == (try Self.ids("search", "inbox", "library", "profile", "settings")))
+
+        try launch.model.beginCustomizing()
+        try launch.model.moveTab(ids[5], to: 1)
+        try launch.model.endCustomizing()
+        try launch.model.userTap(.tab(ids[6]))
+        try await launch.quit()
+        let moved = try positions(store).filter { $0.value.stamp != .zero }
+        #expect(Set(moved.keys) == [ids[5]])
+
+        launch = try Launch(store, catalog, profile: profile)
+        #expect(launch.model.visibleTabIDs == (try Self.ids("home", "settings", "search", "inbox")))
+        #expect(launch.model.moreTabIDs == (try Self.ids("library", "profile", "help")))
+        #expect(launch.model.selection == .tab(ids[6]))
+        #expect(launch.model.selectedIndex == 6)
+        #expect(
+            launch.model.customizableTabIDs
+                == (try Self.ids("settings", "search", "inbox", "library", "profile")))
+        try await launch.quit()
+    }
+
+    // MARK: Following the store
+
+    @Test func aReorderAndSelectionSyncedFromAnotherDeviceAreFollowedWithoutEchoingThem() async throws {
+        let (temporaryA, temporaryB) = try (TemporaryStore(), TemporaryStore())
+        let (storeA, storeB) = (temporaryA.store, temporaryB.store)
+        let catalog = try Self.sevenTabs()
+        let launch = try Launch(storeA, catalog, profile: profile)
+        try launch.model.userTap(.tab(Self.id("inbox")))
+        try await launch.coordinator.flush()
+        let writtenByA = try storeA.versionVector()[storeA.replicaID]
+
+        // On device B the user moved help first and selected settings (under More).
+        let order = try Self.ids("help", "home", "search", "inbox", "library", "profile", "settings")
+        try await storeB.edit(
+            profile, catalog: catalog, [.reorder(order), .select(.tab(Self.id("settings")))])
+        let delta = try storeB.delta(after: storeA.versionVector())
+        try storeA.apply(delta.documents, vector: delta.vector)
+
+        let settings = try Self.id("settings")
+        #expect(await eventually { launch.model.tabIDs == order && launch.model.selection == .tab(settings) })
+        // Re-applied after the coordinator's own assignment.
+        #expect(launch.model.customizableTabIDs == order)
+        try await launch.coordinator.flush()
+        try await Task.sleep(for: .milliseconds(100))  // room for an echo, were there one
+        try await launch.coordinator.flush()
+        #expect(try storeA.versionVector()[storeA.replicaID] == writtenByA)  // A wrote nothing back
+    }
+
+    // MARK: Catalog changes
+
+    @Test func relaunchWithACatalogThatGainedLostAndRenamedTabsFollowsTheLayoutRules() async throws {
+        let temporary = try TemporaryStore()
+        let store = temporary.store
+        let home = try Self.id("home")
+        let version1 = try Catalog(
+            tabs: [Catalog.Tab(home, placement: .fixed)]
+                + Self.ids("chat", "feed", "search", "settings").map { Catalog.Tab($0) })
+        var launch = try Launch(store, version1, profile: profile)
+        try launch.model.beginCustomizing()
+        try launch.model.moveTab(Self.id("settings"), to: 1)
+        try launch.model.moveTab(Self.id("feed"), to: 4)
+        try launch.model.endCustomizing()
+        try launch.model.userTap(.tab(Self.id("chat")))
+        #expect(launch.model.tabIDs == (try Self.ids("home", "settings", "chat", "search", "feed")))
+        try await launch.quit()
+
+        // Version 2 renames chat to messages, drops feed and adds explore after search.
+        let version2 = try Catalog(
+            tabs: [Catalog.Tab(home, placement: .fixed)]
+                + Self.ids("messages", "search", "explore", "settings").map { Catalog.Tab($0) },
+            renames: [Self.id("chat"): Self.id("messages")])
+        launch = try Launch(store, version2, profile: profile)
+        // The user's order reads through the rename; the new tab goes right after its catalog predecessor.
+        #expect(launch.model.tabIDs == (try Self.ids("home", "settings", "messages", "search", "explore")))
+        #expect(launch.model.selection == .tab(try Self.id("messages")))
+        #expect(
+            launch.model.customizableTabIDs == (try Self.ids("settings", "messages", "search", "explore")))
+        try await launch.quit()
+
+        // Version 3 brings feed back: it returns to the place the user gave it.
+        let version3 = try Catalog(
+            tabs: [Catalog.Tab(home, placement: .fixed)]
+                + Self.ids("messages", "search", "explore", "settings", "feed").map { Catalog.Tab($0) },
+            renames: [Self.id("chat"): Self.id("messages")])
+        launch = try Launch(store, version3, profile: profile)
+        #expect(
+            launch.model.tabIDs == (try Self.ids("home", "settings", "messages", "search", "explore", "feed"))
+        )
+        try await launch.quit()
+    }
+}
