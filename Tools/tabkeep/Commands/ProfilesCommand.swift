@@ -16,9 +16,14 @@ enum ProfilesCommand {
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
         let store = try Stores.existing(arguments.positionals[0])
-        let profiles = try store.profiles()
         var items: [(ProfileID, [BarID])] = []
-        for profile in profiles { items.append((profile, try store.bars(of: profile))) }
+        for key in try Stores.liveKeys(store) {
+            if items.last?.0 == key.profile {
+                items[items.count - 1].1.append(key.bar)
+            } else {
+                items.append((key.profile, [key.bar]))
+            }
+        }
         if arguments.has("json") {
             let objects = items.map { profile, bars in
                 "{\"profile\":\(Output.json(profile.rawValue)),\"bars\":["

@@ -12,8 +12,8 @@ enum SetCommand {
             --catalog registers the bar's catalog (LIST: tab ids, each optionally TAB:PLACEMENT with
             fixed, movable, default or optional). The edits apply in this order, all in one commit or
             none: --reset, --order (a whole new order, as a finished customization), --move TAB=INDEX
-            (an index of the shown order; repeatable), --customizable (the customizable subset),
-            --hide, --unhide, --select, --badge TAB=N (absolute; 0 clears), --badge-add TAB=N (N may
+            (an index of the shown order; repeatable), --hide, --unhide, --customizable (the
+            customizable subset of the tabs then shown), --select, --badge TAB=N (absolute; 0 clears), --badge-add TAB=N (N may
             be negative), --badge-text TAB=TEXT (empty TEXT clears). --move, --badge, --badge-add and
             --badge-text may be repeated. Prints the bar afterwards.
 
@@ -42,9 +42,6 @@ enum SetCommand {
             let (tab, index) = try Values.tabNumber(move, flag: "move")
             edits.append(.move(tab, to: index))
         }
-        if let subset = arguments.value("customizable") {
-            edits.append(.setCustomizable(try Values.tabs(subset, flag: "customizable")))
-        }
         for tab in try arguments.value("hide").map({ (text) throws(UsageError) in try Values.tabs(text, flag: "hide") })
             ?? []
         {
@@ -54,6 +51,9 @@ enum SetCommand {
             try Values.tabs(text, flag: "unhide")
         }) ?? [] {
             edits.append(.setHidden(tab, false))
+        }
+        if let subset = arguments.value("customizable") {
+            edits.append(.setCustomizable(try Values.tabs(subset, flag: "customizable")))
         }
         if let select = arguments.value("select") {
             switch select {

@@ -25,9 +25,9 @@ enum StatCommand {
         for name in ["meta", "documents", "dots", "versions", "catalogs"] {
             databases.append((name, try environment.statistics(of: try environment.database(name))))
         }
-        let profiles = try store.profiles()
-        var bars = 0
-        for profile in profiles { bars += try store.bars(of: profile).count }
+        let live = try Stores.liveKeys(store)
+        let profiles = Set(live.map(\.profile))
+        let bars = live.count
         let documents = databases.first { $0.0 == "documents" }!.1.entries
         let vector = try store.versionVector()
         let entries = databases.reduce(0) { $0 + $1.1.entries }
