@@ -6,7 +6,9 @@ struct CommandTests {
     @Test func versionAndHelpPrintAndExitZero() throws {
         #expect(try Tool.ok(["--version"]).hasPrefix("tabkeep "))
         let overview = try Tool.ok(["--help"])
-        let commands = ["demo", "show", "profiles", "set", "dump", "restore", "verify", "stat", "backup", "sync", "erase"]
+        let commands = [
+            "demo", "show", "profiles", "set", "dump", "restore", "verify", "stat", "backup", "sync", "erase",
+        ]
         for command in commands {
             #expect(overview.contains("  \(command) "), "help lists \(command)")
             #expect(try Tool.ok(["help", command]).hasPrefix("usage: tabkeep \(command)"))
@@ -101,7 +103,10 @@ struct CommandTests {
         try Tool.ok(["set", store, "--profile", "bob", "--bar", "side", "--catalog", "a,b", "--select", "b"])
         #expect(try Tool.ok(["profiles", store]) == "alice\tmain\nbob\tmain,side\n")
         let json = try Tool.ok(["profiles", store, "--json"])
-        #expect(json == "[{\"profile\":\"alice\",\"bars\":[\"main\"]},{\"profile\":\"bob\",\"bars\":[\"main\",\"side\"]}]\n")
+        #expect(
+            json
+                == "[{\"profile\":\"alice\",\"bars\":[\"main\"]},{\"profile\":\"bob\",\"bars\":[\"main\",\"side\"]}]\n"
+        )
         try Tool.ok(["erase", store, "--profile", "bob", "--bar", "side"])
         #expect(try Tool.ok(["profiles", store]) == "alice\tmain\nbob\tmain\n")
         try Tool.ok(["erase", store, "--profile", "bob"])
@@ -122,11 +127,14 @@ struct CommandTests {
         let json = try Tool.ok(["stat", store, "--json"])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
         let keys = [
-            "pageSize", "depth", "entries", "mapSize", "usedBytes", "profiles", "bars", "documents", "replica",
+            "pageSize", "depth", "entries", "mapSize", "usedBytes", "profiles", "bars", "documents",
+            "replica",
             "versionVector", "schema",
         ]
         for key in keys { #expect(object[key] != nil, "stat --json has \(key)") }
-        #expect(object["profiles"] as? Int == 2 && object["documents"] as? Int == 2 && object["schema"] as? Int == 1)
+        #expect(
+            object["profiles"] as? Int == 2 && object["documents"] as? Int == 2
+                && object["schema"] as? Int == 1)
         #expect((object["replica"] as? String)?.count == 16)
         #expect(try Tool.run(["stat", directory("none")]).status == 1)
     }
@@ -135,7 +143,8 @@ struct CommandTests {
         let directory = try TemporaryDirectory()
         let store = directory("store")
         try Tool.ok([
-            "set", store, "--profile", "alice", "--catalog", sevenTabs, "--move", "help=1", "--badge", "inbox=4",
+            "set", store, "--profile", "alice", "--catalog", sevenTabs, "--move", "help=1", "--badge",
+            "inbox=4",
         ])
         #expect(try Tool.ok(["verify", store]).hasPrefix("ok: 1 documents"))
         try Damage.deleteFirstDot(in: store)
@@ -166,10 +175,12 @@ struct CommandTests {
         let directory = try TemporaryDirectory()
         let (a, b) = (directory("a"), directory("b"))
         try Tool.ok([
-            "set", a, "--profile", "alice", "--catalog", sevenTabs, "--move", "settings=1", "--badge-add", "inbox=3",
+            "set", a, "--profile", "alice", "--catalog", sevenTabs, "--move", "settings=1", "--badge-add",
+            "inbox=3",
         ])
         try Tool.ok([
-            "set", b, "--profile", "alice", "--catalog", sevenTabs, "--move", "help=1", "--badge-add", "inbox=2",
+            "set", b, "--profile", "alice", "--catalog", sevenTabs, "--move", "help=1", "--badge-add",
+            "inbox=2",
         ])
         try Tool.ok(["sync", a, "--peer", b])
         let left = try Tool.ok(["show", a, "--profile", "alice", "--json"])

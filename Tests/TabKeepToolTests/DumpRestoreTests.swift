@@ -6,10 +6,13 @@ struct DumpRestoreTests {
     /// A store with `count` profiles on two bars, some badges, one erased profile.
     static func makeStore(_ path: String, profiles count: Int) throws {
         try Tool.ok(["set", path, "--profile", "p0", "--catalog", sevenTabs])
-        try Tool.ok(["set", path, "--profile", "p0", "--bar", "side", "--catalog", "x,y:optional,z", "--select", "z"])
+        try Tool.ok([
+            "set", path, "--profile", "p0", "--bar", "side", "--catalog", "x,y:optional,z", "--select", "z",
+        ])
         for index in 0..<count {
             try Tool.ok([
-                "set", path, "--profile", "p\(index)", "--move", "help=\(1 + index % 4)", "--badge-add", "inbox=\(index)",
+                "set", path, "--profile", "p\(index)", "--move", "help=\(1 + index % 4)", "--badge-add",
+                "inbox=\(index)",
                 "--badge-text", "search=\"q\\u\(index)\"", "--select", index % 2 == 0 ? "more" : "library",
             ])
         }
@@ -24,7 +27,9 @@ struct DumpRestoreTests {
         let attributes = try FileManager.default.attributesOfItem(atPath: directory("a.tkdump"))
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
         let first = try String(contentsOfFile: directory("a.tkdump"), encoding: .utf8)
-        #expect(try Tool.ok(["dump", directory("a")]).split(separator: "\n").dropFirst().dropLast() == dumpBody(first)[...])
+        #expect(
+            try Tool.ok(["dump", directory("a")]).split(separator: "\n").dropFirst().dropLast()
+                == dumpBody(first)[...])
 
         let restored = try Tool.ok(["restore", directory("b"), "--input", directory("a.tkdump")])
         #expect(restored.contains("8 documents") && restored.contains("8 added"))
@@ -40,7 +45,9 @@ struct DumpRestoreTests {
                 try Tool.ok(["show", directory("a"), "--profile", profile, "--json"])
                     == (try Tool.ok(["show", directory("b"), "--profile", profile, "--json"])))
         }
-        let dry = try Tool.ok(["restore", directory("b"), "--input", directory("a.tkdump"), "--mode", "merge", "--dry-run"])
+        let dry = try Tool.ok([
+            "restore", directory("b"), "--input", directory("a.tkdump"), "--mode", "merge", "--dry-run",
+        ])
         #expect(dry.contains("8 unchanged"))
         let filtered = try Tool.ok(["dump", directory("a"), "--profile", "p1", "--profile", "p2"])
         #expect(dumpBody(filtered).filter { $0.contains("\"type\":\"document\"") }.count == 2)
@@ -55,13 +62,17 @@ struct DumpRestoreTests {
         // Diverge: both sides edit the same and different profiles.
         try Tool.ok(["set", a, "--profile", "p1", "--move", "settings=1", "--badge-add", "inbox=4"])
         try Tool.ok(["set", a, "--profile", "new-a", "--select", "help"])
-        try Tool.ok(["set", b, "--profile", "p1", "--move", "library=1", "--badge-add", "inbox=2", "--hide", "search"])
+        try Tool.ok([
+            "set", b, "--profile", "p1", "--move", "library=1", "--badge-add", "inbox=2", "--hide", "search",
+        ])
         try Tool.ok(["set", b, "--profile", "p2", "--reset"])
         try Tool.ok(["set", b, "--profile", "new-b", "--badge", "help=9"])
         try Tool.ok(["backup", a, directory("a-merge")])
         try Tool.ok(["backup", a, directory("a-sync")])
         try Tool.ok(["dump", b, "--output", directory("b.tkdump")])
-        let report = try Tool.ok(["restore", directory("a-merge"), "--input", directory("b.tkdump"), "--mode", "merge"])
+        let report = try Tool.ok([
+            "restore", directory("a-merge"), "--input", directory("b.tkdump"), "--mode", "merge",
+        ])
         #expect(report.contains("(merge)") && report.contains("0 removed"))
         try Tool.ok(["sync", directory("a-sync"), "--peer", b])
         let profiles = try Tool.ok(["profiles", directory("a-sync")])
@@ -71,7 +82,8 @@ struct DumpRestoreTests {
             let profile = String(line.split(separator: "\t")[0])
             #expect(
                 try Tool.ok(["show", directory("a-merge"), "--profile", profile, "--json"])
-                    == (try Tool.ok(["show", directory("a-sync"), "--profile", profile, "--json"])), "\(profile)")
+                    == (try Tool.ok(["show", directory("a-sync"), "--profile", profile, "--json"])),
+                "\(profile)")
         }
         let merged = try Tool.ok(["show", directory("a-merge"), "--profile", "p1", "--json"])
         #expect(merged.contains("\"badges\":{\"inbox\":7}"))
@@ -106,7 +118,8 @@ struct DumpRestoreTests {
             changed[2] = String(changed[2].dropLast())
             return changed
         },
-        Breakage(name: "unknown format version", line: "line 1", message: "unknown format version 7") { lines in
+        Breakage(name: "unknown format version", line: "line 1", message: "unknown format version 7") {
+            lines in
             var changed = lines
             changed[0] = changed[0].replacingOccurrences(of: "\"version\":1", with: "\"version\":7")
             return changed
@@ -119,7 +132,8 @@ struct DumpRestoreTests {
         Breakage(name: "over-long id", line: "line 5", message: "must be 1–128 UTF-8 bytes") { lines in
             var changed = lines
             let long = String(repeating: "x", count: 129)
-            changed[4] = changed[4].replacingOccurrences(of: "\"profile\":\"p0\"", with: "\"profile\":\"\(long)\"")
+            changed[4] = changed[4].replacingOccurrences(
+                of: "\"profile\":\"p0\"", with: "\"profile\":\"\(long)\"")
             return changed
         },
     ]
@@ -131,13 +145,16 @@ struct DumpRestoreTests {
         let good = try Tool.ok(["dump", directory("source")])
         let lines = good.split(separator: "\n").map(String.init)
         #expect(lines.count == 8)
-        let broken = breakage.change(lines).joined(separator: "\n") + (breakage.name == "truncated" ? "" : "\n")
+        let broken =
+            breakage.change(lines).joined(separator: "\n") + (breakage.name == "truncated" ? "" : "\n")
         try broken.write(toFile: directory("bad.tkdump"), atomically: true, encoding: .utf8)
 
         try Tool.ok(["set", directory("target"), "--profile", "keep", "--catalog", "a,b", "--select", "b"])
         let before = try Tool.ok(["dump", directory("target")])
         for mode in ["replace", "merge"] {
-            let result = try Tool.run(["restore", directory("target"), "--input", directory("bad.tkdump"), "--mode", mode])
+            let result = try Tool.run([
+                "restore", directory("target"), "--input", directory("bad.tkdump"), "--mode", mode,
+            ])
             #expect(result.status == 1)
             #expect(result.stderr.hasPrefix("tabkeep: error: \(breakage.line): "), "\(result.stderr)")
             #expect(result.stderr.contains(breakage.message), "\(result.stderr)")

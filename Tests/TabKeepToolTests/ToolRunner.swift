@@ -54,7 +54,8 @@ enum Tool {
 
     /// Runs and expects exit 0; returns stdout.
     @discardableResult
-    static func ok(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+    static func ok(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> String
+    {
         let result = try run(arguments)
         #expect(result.status == 0, "tabkeep \(arguments): \(result.stderr)", sourceLocation: sourceLocation)
         return result.stdout
@@ -66,7 +67,8 @@ final class TemporaryDirectory {
     let path: String
 
     init() throws {
-        path = FileManager.default.temporaryDirectory
+        path =
+            FileManager.default.temporaryDirectory
             .appendingPathComponent("tabkeep-tool-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }

@@ -14,11 +14,14 @@ enum DumpEntryReader {
         case "badgeText": key = .badgeText(try fields.tab("tab"))
         case "badgeReset": key = .badgeReset(try fields.tab("tab"))
         case "badgeIncrements":
-            key = .badgeIncrements(try fields.tab("tab"), try fields.replica(text: try fields.string("replica")))
+            key = .badgeIncrements(
+                try fields.tab("tab"), try fields.replica(text: try fields.string("replica")))
         case "cleared": key = .cleared
         default: throw fields.error("unknown entry kind \"\(kind)\"")
         }
-        if key.tab == nil && fields.members["tab"] != nil { throw fields.error("a \(kind) entry has no \"tab\"") }
+        if key.tab == nil && fields.members["tab"] != nil {
+            throw fields.error("a \(kind) entry has no \"tab\"")
+        }
         let entryValue: Entry.Value
         if fields.members["removed"] != nil {
             guard try fields.bool("removed"), fields.members["value"] == nil else {
@@ -36,7 +39,8 @@ enum DumpEntryReader {
         }
         let dot = Dot(replica: try fields.replica(text: String(parts[0])), sequence: sequence)
         return Entry(
-            key: key, value: entryValue, stamp: Stamp(rawValue: try fields.unsigned("stamp")), origin: origin, dot: dot)
+            key: key, value: entryValue, stamp: Stamp(rawValue: try fields.unsigned("stamp")), origin: origin,
+            dot: dot)
     }
 
     private static func value(of key: Entry.Key, _ value: DumpJSONValue, fields: DumpFields) throws(DumpError)
@@ -45,7 +49,9 @@ enum DumpEntryReader {
         switch (key, value) {
         case (.position, .string(let hex)):
             let digits = Array(hex.utf8)
-            guard digits.count % 2 == 0, !digits.isEmpty else { throw fields.error("invalid position key \"\(hex)\"") }
+            guard digits.count % 2 == 0, !digits.isEmpty else {
+                throw fields.error("invalid position key \"\(hex)\"")
+            }
             var bytes: [UInt8] = []
             for index in stride(from: 0, to: digits.count, by: 2) {
                 guard let high = DumpJSONParser.hexValue(digits[index]),
@@ -59,7 +65,8 @@ enum DumpEntryReader {
         case (.selection, .string("more")): return .selection(.more)
         case (.selection, .string("none")): return .selection(.none)
         case (.selection, .object):
-            let selection = try DumpFields(value, context: fields.context + " value", line: fields.line, allowed: ["tab"])
+            let selection = try DumpFields(
+                value, context: fields.context + " value", line: fields.line, allowed: ["tab"])
             return .selection(.tab(try selection.tab("tab")))
         case (.badgeText, .string(let text)): return .text(text)
         case (.badgeText, .null): return .text(nil)
@@ -67,14 +74,16 @@ enum DumpEntryReader {
             let reset = try DumpFields(
                 value, context: fields.context + " value", line: fields.line, allowed: ["count", "seen"])
             let count = try DumpFields.signed(try reset.value("count"), name: "count", fields: reset)
-            return .badgeReset(count: count, seen: try vector(try reset.value("seen"), fields: reset, signed: true))
+            return .badgeReset(
+                count: count, seen: try vector(try reset.value("seen"), fields: reset, signed: true))
         case (.badgeIncrements, .integer):
             return .badgeTotal(try DumpFields.signed(value, name: "value", fields: fields))
         case (.cleared, .object):
             let seen = try vector(value, fields: fields, signed: false)
             return .context(VersionVector(seen.mapValues { UInt64(bitPattern: $0) }))
         default:
-            throw fields.error("\"value\" (\(value.kind)) does not fit a \(DumpEntryKind.name(of: key)) entry")
+            throw fields.error(
+                "\"value\" (\(value.kind)) does not fit a \(DumpEntryKind.name(of: key)) entry")
         }
     }
 
@@ -88,7 +97,8 @@ enum DumpEntryReader {
             if signed {
                 result[replica] = try DumpFields.signed(number, name: name, fields: fields)
             } else {
-                result[replica] = Int64(bitPattern: try DumpFields.unsigned(number, name: name, fields: fields))
+                result[replica] = Int64(
+                    bitPattern: try DumpFields.unsigned(number, name: name, fields: fields))
             }
         }
         return result

@@ -29,7 +29,9 @@ struct DumpFields {
 
     func string(_ name: String) throws(DumpError) -> String {
         let value = try value(name)
-        guard case .string(let text) = value else { throw error("\"\(name)\" is \(value.kind), not a string") }
+        guard case .string(let text) = value else {
+            throw error("\"\(name)\" is \(value.kind), not a string")
+        }
         return text
     }
 
@@ -43,7 +45,8 @@ struct DumpFields {
         try Self.unsigned(try value(name), name: name, fields: self)
     }
 
-    static func unsigned(_ value: DumpJSONValue, name: String, fields: DumpFields) throws(DumpError) -> UInt64 {
+    static func unsigned(_ value: DumpJSONValue, name: String, fields: DumpFields) throws(DumpError) -> UInt64
+    {
         guard case .integer(let negative, let magnitude) = value else {
             throw fields.error("\"\(name)\" is \(value.kind), not a number")
         }
@@ -56,7 +59,9 @@ struct DumpFields {
             throw fields.error("\"\(name)\" is \(value.kind), not a number")
         }
         if negative {
-            guard magnitude <= UInt64(Int64.max) + 1 else { throw fields.error("\"\(name)\" is out of range") }
+            guard magnitude <= UInt64(Int64.max) + 1 else {
+                throw fields.error("\"\(name)\" is out of range")
+            }
             return magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude)
         }
         guard magnitude <= UInt64(Int64.max) else { throw fields.error("\"\(name)\" is out of range") }

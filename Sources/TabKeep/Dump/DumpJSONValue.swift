@@ -100,7 +100,9 @@ struct DumpJSONParser {
             let nameColumn = index + 1
             let name = try string()
             skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':'") }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+                throw failure("expected ':'")
+            }
             index += 1
             skipWhitespace()
             let member = try value()
@@ -162,8 +164,12 @@ struct DumpJSONParser {
             index += 1
         }
         if index == start { throw failure("expected a digit") }
-        if index - start > 1 && bytes[start] == UInt8(ascii: "0") { throw failure("number with a leading zero") }
-        if index < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[index]) {
+        if index - start > 1 && bytes[start] == UInt8(ascii: "0") {
+            throw failure("number with a leading zero")
+        }
+        if index < bytes.count,
+            [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[index])
+        {
             throw failure("only integers are allowed")
         }
         return .integer(negative: negative, magnitude: magnitude)

@@ -172,13 +172,16 @@ public final class DumpReader {
         let fields = try DumpFields(
             value, context: "header", line: line, allowed: ["format", "version", "schema", "replica", "time"])
         guard case .string(DumpHeader.formatName)? = fields.members["format"] else {
-            throw DumpError(line: line, reason: "not a tabkeep dump: the header lacks \"format\":\"tabkeep-dump\"")
+            throw DumpError(
+                line: line, reason: "not a tabkeep dump: the header lacks \"format\":\"tabkeep-dump\"")
         }
         let version = try fields.unsigned("version")
         guard version == DumpHeader.formatVersion else {
             throw DumpError(
                 line: line,
-                reason: "unknown format version \(version); this tabkeep reads version \(DumpHeader.formatVersion)")
+                reason:
+                    "unknown format version \(version); this tabkeep reads version \(DumpHeader.formatVersion)"
+            )
         }
         let schema = try fields.unsigned("schema")
         guard schema >= 1, schema <= TabKeepStore.schemaVersion else {
@@ -191,14 +194,17 @@ public final class DumpReader {
     }
 
     private func catalog(_ value: DumpJSONValue) throws(DumpError) -> DumpRecord {
-        let fields = try DumpFields(value, context: "catalog", line: line, allowed: ["type", "bar", "tabs", "renames"])
+        let fields = try DumpFields(
+            value, context: "catalog", line: line, allowed: ["type", "bar", "tabs", "renames"])
         if lastDocument != nil { throw fields.error("catalogs must come before documents") }
         let bar = try fields.bar("bar")
         if let lastCatalog, !(lastCatalog < bar) {
             throw fields.error(
                 lastCatalog == bar ? "duplicate catalog for bar \"\(bar)\"" : "catalogs out of key order")
         }
-        guard case .array(let items) = try fields.value("tabs") else { throw fields.error("\"tabs\" is not an array") }
+        guard case .array(let items) = try fields.value("tabs") else {
+            throw fields.error("\"tabs\" is not an array")
+        }
         var tabs: [Catalog.Tab] = []
         for (index, item) in items.enumerated() {
             let tabFields = try DumpFields(
@@ -218,7 +224,9 @@ public final class DumpReader {
         }
         var renames: [TabID: TabID] = [:]
         for (old, new) in renameMembers {
-            guard case .string(let newText) = new else { throw fields.error("rename of \"\(old)\" is not a string") }
+            guard case .string(let newText) = new else {
+                throw fields.error("rename of \"\(old)\" is not a string")
+            }
             renames[try fields.tab(text: old)] = try fields.tab(text: newText)
         }
         do {
@@ -237,7 +245,8 @@ public final class DumpReader {
         let what = "profile \"\(key.profile)\" bar \"\(key.bar)\""
         if let lastDocument, !(lastDocument < key) {
             throw fields.error(
-                lastDocument == key ? "duplicate document for \(what)" : "documents out of key order at \(what)")
+                lastDocument == key
+                    ? "duplicate document for \(what)" : "documents out of key order at \(what)")
         }
         switch try fields.value("layout") {
         case .object, .null: break
@@ -249,7 +258,8 @@ public final class DumpReader {
         var entries: [Entry] = []
         entries.reserveCapacity(items.count)
         for (index, item) in items.enumerated() {
-            entries.append(try DumpEntryReader.entry(item, context: "\(what), entry \(index + 1)", line: line))
+            entries.append(
+                try DumpEntryReader.entry(item, context: "\(what), entry \(index + 1)", line: line))
         }
         do {
             let document = try TabBarDocument(entries: entries)
@@ -261,7 +271,8 @@ public final class DumpReader {
     }
 
     private func trailer(_ value: DumpJSONValue) throws(DumpError) {
-        let fields = try DumpFields(value, context: "trailer", line: line, allowed: ["type", "records", "crc32"])
+        let fields = try DumpFields(
+            value, context: "trailer", line: line, allowed: ["type", "records", "crc32"])
         let count = try fields.unsigned("records")
         guard count == UInt64(records) else {
             throw fields.error("the trailer counts \(count) records but the dump holds \(records)")

@@ -73,7 +73,8 @@ extension TabKeepStore {
                 if documents % 1024 == 0 { progress?(reader.bytesRead, summary.bytes) }
             }
             guard documents == summary.documents, reader.header == summary.header else {
-                throw DumpError(line: 0, reason: "the dump changed while it was restored; nothing was written")
+                throw DumpError(
+                    line: 0, reason: "the dump changed while it was restored; nothing was written")
             }
         }
         return (summary, report)

@@ -22,8 +22,11 @@ enum BackupCommand {
         let store = try Stores.existing(arguments.positionals[0])
         let destination = arguments.positionals[1]
         try store.environment.backup(to: destination, compact: arguments.has("compact"))
-        let size = (try? FileManager.default.attributesOfItem(atPath: destination + "/data.mdb")[.size] as? Int) ?? 0
-        print("backed up \(arguments.positionals[0]) to \(destination) (\(size) bytes\(arguments.has("compact") ? ", compacted" : ""))")
+        let size =
+            (try? FileManager.default.attributesOfItem(atPath: destination + "/data.mdb")[.size] as? Int) ?? 0
+        print(
+            "backed up \(arguments.positionals[0]) to \(destination) (\(size) bytes\(arguments.has("compact") ? ", compacted" : ""))"
+        )
         return 0
     }
 }

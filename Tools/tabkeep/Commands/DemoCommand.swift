@@ -26,7 +26,9 @@ enum DemoCommand {
         if let given = arguments.value("store") {
             directory = given
         } else {
-            directory = files.temporaryDirectory.appendingPathComponent("tabkeep-demo-\(UUID().uuidString.prefix(8))").path
+            directory =
+                files.temporaryDirectory.appendingPathComponent("tabkeep-demo-\(UUID().uuidString.prefix(8))")
+                .path
         }
         let phonePath = directory + "/phone"
         let tabletPath = directory + "/tablet"
@@ -62,13 +64,17 @@ enum DemoCommand {
         print("")
 
         print("2. On the phone, alice customizes: settings to second place, only inbox, search, library and")
-        print("   settings customizable, labs shown, search hidden, help (under More) selected, inbox badge +3,")
+        print(
+            "   settings customizable, labs shown, search hidden, help (under More) selected, inbox badge +3,"
+        )
         print("   help badge \"new\".")
         try phone.edit(
             alice,
             [
                 .move(try tab("settings"), to: 1),
-                .setCustomizable([try tab("inbox"), try tab("search"), try tab("library"), try tab("settings")]),
+                .setCustomizable([
+                    try tab("inbox"), try tab("search"), try tab("library"), try tab("settings"),
+                ]),
                 .setHidden(try tab("labs"), false),
                 .setHidden(try tab("search"), true),
                 .select(.tab(try tab("help"))),
@@ -91,7 +97,9 @@ enum DemoCommand {
         print("")
 
         let (sent, received) = try SyncCommand.syncPeers(phone, tablet)
-        print("4. Sync phone <-> tablet: \(sent.count) document sent, \(received.count) received. Both moves survive,")
+        print(
+            "4. Sync phone <-> tablet: \(sent.count) document sent, \(received.count) received. Both moves survive,"
+        )
         print("   the badge counts add up (3 + 2), the later selection wins, and both devices agree:")
         try draw("phone", phone, alice)
         try draw("tablet", tablet, alice)
@@ -102,13 +110,19 @@ enum DemoCommand {
         let file = try PrivateFileWriter(path: dumpPath)
         let records = try phone.dump { try file.write($0) }
         try file.commit()
-        print("5. Dump the phone: \(records) records (a catalog and a document) in demo.tkdump, JSON Lines with a CRC-32.")
+        print(
+            "5. Dump the phone: \(records) records (a catalog and a document) in demo.tkdump, JSON Lines with a CRC-32."
+        )
         let restored = try TabKeepStore(path: restoredPath)
         let (_, report) = try restored.restore(fromDumpAt: dumpPath, mode: .replace)
-        print("6. Restore it into a third store: \(report.added) document added, \(report.catalogs) catalog registered.")
+        print(
+            "6. Restore it into a third store: \(report.added) document added, \(report.catalogs) catalog registered."
+        )
         try draw("restored", restored, alice)
         let (problems, figures) = try VerifyCommand.check(restored)
-        print("7. Verify the restored store: \(problems.isEmpty ? "ok" : "\(problems.count) problems") (\(figures)).")
+        print(
+            "7. Verify the restored store: \(problems.isEmpty ? "ok" : "\(problems.count) problems") (\(figures))."
+        )
         for problem in problems { print("   problem: \(problem)") }
         print("")
         print("Try next:")

@@ -19,7 +19,9 @@ enum DumpCommand {
               tabkeep dump ~/stores/app --profile alice | less
             """,
         positionals: ["STORE"],
-        flags: [FlagSpec(name: "profile", value: "P", repeatable: true), FlagSpec(name: "output", value: "FILE")],
+        flags: [
+            FlagSpec(name: "profile", value: "P", repeatable: true), FlagSpec(name: "output", value: "FILE"),
+        ],
         run: run)
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {

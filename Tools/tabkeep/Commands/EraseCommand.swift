@@ -14,7 +14,8 @@ enum EraseCommand {
               tabkeep erase ~/stores/app --profile alice
               tabkeep erase ~/stores/app --profile alice --bar settings
             """,
-        positionals: ["STORE"], flags: [FlagSpec(name: "profile", value: "P"), FlagSpec(name: "bar", value: "B")],
+        positionals: ["STORE"],
+        flags: [FlagSpec(name: "profile", value: "P"), FlagSpec(name: "bar", value: "B")],
         run: run)
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {

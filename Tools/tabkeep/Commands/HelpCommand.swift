@@ -16,7 +16,9 @@ enum HelpCommand {
             print(overview())
             return 0
         }
-        guard let spec = Tool.command(named: name) else { throw UsageError(message: "unknown command \"\(name)\"") }
+        guard let spec = Tool.command(named: name) else {
+            throw UsageError(message: "unknown command \"\(name)\"")
+        }
         print(help(for: spec))
         return 0
     }
@@ -32,7 +34,8 @@ enum HelpCommand {
         ]
         let width = Tool.commands.map(\.name.count).max() ?? 0
         for spec in Tool.commands {
-            lines.append("  \(spec.name)\(String(repeating: " ", count: width - spec.name.count))  \(spec.summary)")
+            lines.append(
+                "  \(spec.name)\(String(repeating: " ", count: width - spec.name.count))  \(spec.summary)")
         }
         lines += [
             "",

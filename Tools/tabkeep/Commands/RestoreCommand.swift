@@ -32,18 +32,23 @@ enum RestoreCommand {
             throw UsageError(message: "--mode must be replace or merge, not \"\(modeText)\"")
         }
         let dryRun = arguments.has("dry-run")
-        guard FileManager.default.fileExists(atPath: input) else { throw ToolError(message: "no file at \(input)") }
+        guard FileManager.default.fileExists(atPath: input) else {
+            throw ToolError(message: "no file at \(input)")
+        }
         // Check before the store is created, so a bad dump leaves no empty store behind.
         _ = try DumpReader.check(path: input)
         let path = arguments.positionals[0]
         if dryRun && !FileManager.default.fileExists(atPath: path + "/data.mdb") {
             let summary = try DumpReader.check(path: input)
-            print("dry run: would add \(summary.documents) documents and \(summary.catalogs.count) catalogs to a new store")
+            print(
+                "dry run: would add \(summary.documents) documents and \(summary.catalogs.count) catalogs to a new store"
+            )
             return 0
         }
         let store = try Stores.creating(path)
         let showProgress = Output.stderrIsTerminal
-        let (summary, report) = try store.restore(fromDumpAt: input, mode: mode, dryRun: dryRun) { read, total in
+        let (summary, report) = try store.restore(fromDumpAt: input, mode: mode, dryRun: dryRun) {
+            read, total in
             guard showProgress else { return }
             let phase = total == 0 ? "checking" : "writing"
             let percent = total == 0 ? "" : " \(read * 100 / max(total, 1))%"

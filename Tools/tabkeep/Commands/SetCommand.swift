@@ -37,12 +37,16 @@ enum SetCommand {
     static func edits(_ arguments: ParsedArguments) throws(UsageError) -> [TabBarEdit] {
         var edits: [TabBarEdit] = []
         if arguments.has("reset") { edits.append(.reset) }
-        if let order = arguments.value("order") { edits.append(.reorder(try Values.tabs(order, flag: "order"))) }
+        if let order = arguments.value("order") {
+            edits.append(.reorder(try Values.tabs(order, flag: "order")))
+        }
         for move in arguments.all("move") {
             let (tab, index) = try Values.tabNumber(move, flag: "move")
             edits.append(.move(tab, to: index))
         }
-        for tab in try arguments.value("hide").map({ (text) throws(UsageError) in try Values.tabs(text, flag: "hide") })
+        for tab in try arguments.value("hide").map({ (text) throws(UsageError) in
+            try Values.tabs(text, flag: "hide")
+        })
             ?? []
         {
             edits.append(.setHidden(tab, true))
@@ -64,7 +68,9 @@ enum SetCommand {
         }
         for badge in arguments.all("badge") {
             let (tab, count) = try Values.tabNumber(badge, flag: "badge")
-            guard count >= 0 else { throw UsageError(message: "--badge: a count cannot be negative (use --badge-add)") }
+            guard count >= 0 else {
+                throw UsageError(message: "--badge: a count cannot be negative (use --badge-add)")
+            }
             edits.append(count == 0 ? .clearBadge(tab) : .setBadge(tab, count))
         }
         for badge in arguments.all("badge-add") {
@@ -81,7 +87,9 @@ enum SetCommand {
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
         let profile = try Values.profile(try arguments.required("profile"))
         let bar = try Values.bar(arguments.value("bar"))
-        let catalog = try arguments.value("catalog").map { (text) throws(UsageError) in try Values.catalog(text) }
+        let catalog = try arguments.value("catalog").map { (text) throws(UsageError) in
+            try Values.catalog(text)
+        }
         let edits = try edits(arguments)
         if edits.isEmpty && catalog == nil {
             throw UsageError(message: "nothing to set: give --catalog or at least one edit")

@@ -27,8 +27,11 @@ enum ShowCommand {
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
         let profile = try Values.profile(try arguments.required("profile"))
         let bar = try Values.bar(arguments.value("bar"))
-        let catalog = try arguments.value("catalog").map { (text) throws(UsageError) in try Values.catalog(text) }
-        let maxVisible = try Values.positiveInt(arguments.value("max-visible"), flag: "max-visible", default: 5)
+        let catalog = try arguments.value("catalog").map { (text) throws(UsageError) in
+            try Values.catalog(text)
+        }
+        let maxVisible = try Values.positiveInt(
+            arguments.value("max-visible"), flag: "max-visible", default: 5)
         let store = try Stores.existing(arguments.positionals[0])
         let layout = try store.layout(profile, bar: bar, catalog: catalog)
         if arguments.has("json") {

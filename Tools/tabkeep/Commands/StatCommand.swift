@@ -5,7 +5,8 @@ import TabKeep
 enum StatCommand {
     static let spec = CommandSpec(
         name: "stat", usage: "STORE [--json]",
-        summary: "Print a store's figures: LMDB pages and entries, counts, replica id, version vector, schema.",
+        summary:
+            "Print a store's figures: LMDB pages and entries, counts, replica id, version vector, schema.",
         details: """
             LMDB figures (page size, map size and the bytes used, and per database its B-tree depth
             and entries), the counts of profiles, bars (stored and not erased) and documents (erased

@@ -26,11 +26,14 @@ enum SyncCommand {
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
         let peer = arguments.value("peer")
         let folder = arguments.value("folder")
-        guard (peer == nil) != (folder == nil) else { throw UsageError(message: "give exactly one of --peer and --folder") }
+        guard (peer == nil) != (folder == nil) else {
+            throw UsageError(message: "give exactly one of --peer and --folder")
+        }
         let store = try Stores.existing(arguments.positionals[0])
         if folder != nil {
             // TODO(TabKeepSync): FolderTransport lands with the sync branch; wire it here then.
-            throw ToolError(message: "--folder needs TabKeepSync's FolderTransport, which this build does not have yet")
+            throw ToolError(
+                message: "--folder needs TabKeepSync's FolderTransport, which this build does not have yet")
         }
         let other = try Stores.existing(peer!)
         let here = URL(fileURLWithPath: arguments.positionals[0]).resolvingSymlinksInPath().path

@@ -81,7 +81,8 @@ enum VerifyCommand {
             var vector = VersionVector()
             try txn.forEach(versions) { key, value in
                 guard let replica = bigEndian(key), let seen = bigEndian(value) else {
-                    problems.append("versions: a row with a \(key.count)-byte key and a \(value.count)-byte value")
+                    problems.append(
+                        "versions: a row with a \(key.count)-byte key and a \(value.count)-byte value")
                     return true
                 }
                 if seen == 0 { problems.append("versions: replica \(ReplicaID(rawValue: replica)) at 0") }
@@ -90,7 +91,8 @@ enum VerifyCommand {
             }
             if let sequence, vector[store.replicaID] < sequence {
                 problems.append(
-                    "versions: this replica is at \(vector[store.replicaID]) but meta's sequence is \(sequence)")
+                    "versions: this replica is at \(vector[store.replicaID]) but meta's sequence is \(sequence)"
+                )
             }
             // documents, and their dots in `dots`
             var holders: [Dot: DocumentKey] = [:]
@@ -136,7 +138,9 @@ enum VerifyCommand {
             var dotRows = 0
             try txn.forEach(dots) { key, value in
                 dotRows += 1
-                guard key.count == 16, let replica = bigEndian(key.prefix(8)), let seq = bigEndian(key.suffix(8)) else {
+                guard key.count == 16, let replica = bigEndian(key.prefix(8)),
+                    let seq = bigEndian(key.suffix(8))
+                else {
                     problems.append("dots: a \(key.count)-byte key")
                     return true
                 }

@@ -19,7 +19,9 @@ enum BarDrawing {
         if !more.isEmpty { items.append(layout.selection == .more ? "*More*" : "More") }
         var lines = [items.isEmpty ? "  (no tabs)" : "  | " + items.joined(separator: " | ") + " |"]
         if !more.isEmpty { lines.append("    More: " + more.map(item).joined(separator: ", ")) }
-        if !layout.hidden.isEmpty { lines.append("    hidden: " + layout.hidden.map(\.rawValue).joined(separator: ", ")) }
+        if !layout.hidden.isEmpty {
+            lines.append("    hidden: " + layout.hidden.map(\.rawValue).joined(separator: ", "))
+        }
         let fixed = layout.order.filter { !layout.customizable.contains($0) }
         if !fixed.isEmpty {
             lines.append("    not customizable: " + fixed.map(\.rawValue).joined(separator: ", "))

@@ -48,7 +48,9 @@ enum FileDescriptorOutput {
     static func writeAll(_ descriptor: Int32, _ bytes: [UInt8], name: String) throws {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, bytes.count - offset) }
+            let written = bytes.withUnsafeBytes {
+                write(descriptor, $0.baseAddress! + offset, bytes.count - offset)
+            }
             if written < 0 {
                 if errno == EINTR { continue }
                 throw ToolError(message: "cannot write \(name): \(String(cString: strerror(errno)))")

@@ -26,7 +26,9 @@ enum Tool {
         }
         switch first {
         case "--version", "-V":
-            print("tabkeep \(version) (dump format \(DumpHeader.formatVersion), store schema \(TabKeepStore.schemaVersion))")
+            print(
+                "tabkeep \(version) (dump format \(DumpHeader.formatVersion), store schema \(TabKeepStore.schemaVersion))"
+            )
             return 0
         case "--help", "-h":
             print(HelpCommand.overview())

@@ -34,7 +34,8 @@ enum Values {
                 let name = String(part[part.index(after: colon)...])
                 guard let given = Catalog.Placement(rawValue: name) else {
                     throw UsageError(
-                        message: "--catalog: unknown placement \"\(name)\" (fixed, movable, default, optional)")
+                        message:
+                            "--catalog: unknown placement \"\(name)\" (fixed, movable, default, optional)")
                 }
                 placement = given
                 id = String(part[..<colon])
@@ -55,7 +56,9 @@ enum Values {
     /// `TAB=N` with an integer N.
     static func tabNumber(_ text: String, flag: String) throws(UsageError) -> (TabID, Int) {
         let (tab, value) = try pair(text, flag: flag)
-        guard let number = Int(value) else { throw UsageError(message: "--\(flag): \"\(value)\" is not a whole number") }
+        guard let number = Int(value) else {
+            throw UsageError(message: "--\(flag): \"\(value)\" is not a whole number")
+        }
         return (tab, number)
     }
 
