@@ -28,8 +28,8 @@ enum Tool {
         let directory = FileManager.default.temporaryDirectory
         let out = directory.appendingPathComponent("tabkeep-out-\(UUID().uuidString)")
         let err = directory.appendingPathComponent("tabkeep-err-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: out.path, contents: nil)
-        FileManager.default.createFile(atPath: err.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
         process.standardInput = FileHandle.nullDevice
