@@ -1,0 +1,106 @@
+/// Reads one entry object of a document line back into an ``Entry``.
+enum DumpEntryReader {
+    static func entry(_ value: DumpJSONValue, context: String, line: Int) throws(DumpError) -> Entry {
+        let fields = try DumpFields(
+            value, context: context, line: line,
+            allowed: ["kind", "tab", "replica", "value", "removed", "stamp", "origin", "dot"])
+        let kind = try fields.string("kind")
+        let key: Entry.Key
+        switch kind {
+        case "position": key = .position(try fields.tab("tab"))
+        case "customizable": key = .customizable(try fields.tab("tab"))
+        case "hidden": key = .hidden(try fields.tab("tab"))
+        case "selection": key = .selection
+        case "badgeText": key = .badgeText(try fields.tab("tab"))
+        case "badgeReset": key = .badgeReset(try fields.tab("tab"))
+        case "badgeIncrements":
+            key = .badgeIncrements(
+                try fields.tab("tab"), try fields.replica(text: try fields.string("replica")))
+        case "cleared": key = .cleared
+        default: throw fields.error("unknown entry kind \"\(kind)\"")
+        }
+        if key.tab == nil && fields.members["tab"] != nil {
+            throw fields.error("a \(kind) entry has no \"tab\"")
+        }
+        let entryValue: Entry.Value
+        if fields.members["removed"] != nil {
+            guard try fields.bool("removed"), fields.members["value"] == nil else {
+                throw fields.error("\"removed\" must be true and comes without \"value\"")
+            }
+            entryValue = .removed
+        } else {
+            entryValue = try self.value(of: key, try fields.value("value"), fields: fields)
+        }
+        let origin = try fields.replica(text: try fields.string("origin"))
+        let dotText = try fields.string("dot")
+        let parts = dotText.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, let sequence = UInt64(parts[1]), sequence > 0 else {
+            throw fields.error("\"dot\" must be REPLICA:SEQUENCE, not \"\(dotText)\"")
+        }
+        let dot = Dot(replica: try fields.replica(text: String(parts[0])), sequence: sequence)
+        return Entry(
+            key: key, value: entryValue, stamp: Stamp(rawValue: try fields.unsigned("stamp")), origin: origin,
+            dot: dot)
+    }
+
+    private static func value(of key: Entry.Key, _ value: DumpJSONValue, fields: DumpFields) throws(DumpError)
+        -> Entry.Value
+    {
+        switch (key, value) {
+        case (.position, .string(let hex)):
+            let digits = Array(hex.utf8)
+            guard digits.count % 2 == 0, !digits.isEmpty else {
+                throw fields.error("invalid position key \"\(hex)\"")
+            }
+            var bytes: [UInt8] = []
+            for index in stride(from: 0, to: digits.count, by: 2) {
+                guard let high = DumpJSONParser.hexValue(digits[index]),
+                    let low = DumpJSONParser.hexValue(digits[index + 1])
+                else { throw fields.error("invalid position key \"\(hex)\"") }
+                bytes.append(high << 4 | low)
+            }
+            return .position(bytes)
+        case (.customizable, .bool(let flag)), (.hidden, .bool(let flag)):
+            return .flag(flag)
+        case (.selection, .string("more")): return .selection(.more)
+        case (.selection, .string("none")): return .selection(.none)
+        case (.selection, .object):
+            let selection = try DumpFields(
+                value, context: fields.context + " value", line: fields.line, allowed: ["tab"])
+            return .selection(.tab(try selection.tab("tab")))
+        case (.badgeText, .string(let text)): return .text(text)
+        case (.badgeText, .null): return .text(nil)
+        case (.badgeReset, .object):
+            let reset = try DumpFields(
+                value, context: fields.context + " value", line: fields.line, allowed: ["count", "seen"])
+            let count = try DumpFields.signed(try reset.value("count"), name: "count", fields: reset)
+            return .badgeReset(
+                count: count, seen: try vector(try reset.value("seen"), fields: reset, signed: true))
+        case (.badgeIncrements, .integer):
+            return .badgeTotal(try DumpFields.signed(value, name: "value", fields: fields))
+        case (.cleared, .object):
+            let seen = try vector(value, fields: fields, signed: false)
+            return .context(VersionVector(seen.mapValues { UInt64(bitPattern: $0) }))
+        default:
+            throw fields.error(
+                "\"value\" (\(value.kind)) does not fit a \(DumpEntryKind.name(of: key)) entry")
+        }
+    }
+
+    private static func vector(_ value: DumpJSONValue, fields: DumpFields, signed: Bool) throws(DumpError)
+        -> [ReplicaID: Int64]
+    {
+        guard case .object(let members) = value else { throw fields.error("expected an object of replicas") }
+        var result: [ReplicaID: Int64] = [:]
+        for (name, number) in members {
+            let replica = try fields.replica(text: name)
+            if signed {
+                result[replica] = try DumpFields.signed(number, name: name, fields: fields)
+            } else {
+                result[replica] = Int64(
+                    bitPattern: try DumpFields.unsigned(number, name: name, fields: fields))
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,304 @@
+import Foundation
+
+/// Reads a dump strictly, line by line, in flat memory: the header on open, then one record per
+/// ``next()``, and at the end the trailer, whose record count and CRC-32 must match.
+///
+/// ```swift
+/// let reader = try DumpReader(path: "store.tkdump")
+/// while let record = try reader.next() {
+///     if case .document(let key, let document) = record { print(key.profile, document.entries.count) }
+/// }
+/// ```
+///
+/// Every problem is a ``DumpError`` naming the line: broken JSON, a duplicate member, an unknown
+/// format version, an invalid or over-long id, a duplicate or out-of-order document, a wrong CRC,
+/// a missing trailer (a truncated file), anything after the trailer.
+public final class DumpReader {
+    /// The header line.
+    public private(set) var header = DumpHeader(schema: 0, replica: ReplicaID(rawValue: 1), time: "")
+    /// The number of the last line read (1-based).
+    public private(set) var line = 0
+    /// Bytes read from the file so far.
+    public private(set) var bytesRead = 0
+
+    /// The longest line accepted: far above the largest document a store holds.
+    static let maxLineBytes = 32 << 20
+
+    private let descriptor: Int32
+    private var buffer: [UInt8] = []
+    private var start = 0
+    private var endOfFile = false
+    private var checksum = DumpChecksum()
+    private var records = 0
+    private var lastCatalog: BarID?
+    private var lastDocument: DocumentKey?
+    private var finished = false
+
+    /// Opens the dump at `path` and reads its header.
+    public init(path: String) throws(DumpError) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw DumpError(line: 0, reason: "cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        self.descriptor = descriptor
+        guard let first = try readLine() else {
+            throw DumpError(line: 1, reason: "the file is empty; expected a tabkeep-dump header")
+        }
+        header = try parseHeader(first)
+        checksum.update(first)
+        checksum.update(CollectionOfOne(0x0A))
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    /// Reads the whole dump at `path`, checking every line, the record count and the CRC, and
+    /// returns its header, catalogs and document count. Memory stays flat in the dump's size
+    /// (catalogs are few and small).
+    public static func check(path: String, progress: ((_ bytes: Int) -> Void)? = nil) throws(DumpError)
+        -> DumpSummary
+    {
+        let reader = try DumpReader(path: path)
+        var summary = DumpSummary(header: reader.header)
+        while let record = try reader.next() {
+            switch record {
+            case .catalog(let bar, let catalog): summary.catalogs.append((bar, catalog))
+            case .document: summary.documents += 1
+            }
+            if summary.documents % 1024 == 0 { progress?(reader.bytesRead) }
+        }
+        summary.bytes = reader.bytesRead
+        return summary
+    }
+
+    /// The next record, or nil after a trailer that matches. Throws on the first problem.
+    public func next() throws(DumpError) -> DumpRecord? {
+        if finished { return nil }
+        guard let bytes = try readLine() else {
+            throw DumpError(line: line + 1, reason: "missing trailer: the dump is truncated")
+        }
+        let value = try parse(bytes)
+        let fields = try DumpFields(
+            value, context: "", line: line,
+            allowed: ["type", "bar", "tabs", "renames", "profile", "layout", "entries", "records", "crc32"])
+        switch try fields.string("type") {
+        case "catalog":
+            let record = try catalog(value)
+            checksum.update(bytes)
+            checksum.update(CollectionOfOne(0x0A))
+            records += 1
+            return record
+        case "document":
+            let record = try document(value)
+            checksum.update(bytes)
+            checksum.update(CollectionOfOne(0x0A))
+            records += 1
+            return record
+        case "trailer":
+            try trailer(value)
+            finished = true
+            if try readLine() != nil {
+                throw DumpError(line: line, reason: "unexpected data after the trailer")
+            }
+            return nil
+        case let other:
+            throw DumpError(line: line, reason: "unknown record type \"\(other)\"")
+        }
+    }
+
+    // MARK: Lines
+
+    /// The next line without its newline, or nil at the end of the file. A last line without a
+    /// newline means the file was cut short.
+    private func readLine() throws(DumpError) -> [UInt8]? {
+        var searchFrom = start
+        while true {
+            if let newline = buffer[searchFrom...].firstIndex(of: 0x0A) {
+                let lineBytes = Array(buffer[start..<newline])
+                start = newline + 1
+                line += 1
+                return lineBytes
+            }
+            searchFrom = buffer.count
+            if buffer.count - start > Self.maxLineBytes {
+                throw DumpError(line: line + 1, reason: "line longer than \(Self.maxLineBytes) bytes")
+            }
+            if endOfFile {
+                if start < buffer.count {
+                    line += 1
+                    throw DumpError(line: line, reason: "the last line has no newline: the dump is truncated")
+                }
+                return nil
+            }
+            if start > 0 {
+                buffer.removeSubrange(0..<start)
+                searchFrom -= start
+                start = 0
+            }
+            try fill()
+        }
+    }
+
+    private func fill() throws(DumpError) {
+        let chunk = 1 << 16
+        let old = buffer.count
+        buffer.append(contentsOf: repeatElement(0, count: chunk))
+        var count = 0
+        repeat {
+            count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + old, chunk) }
+        } while count < 0 && errno == EINTR
+        guard count >= 0 else {
+            buffer.removeSubrange(old...)
+            throw DumpError(line: line + 1, reason: "read failed: \(String(cString: strerror(errno)))")
+        }
+        buffer.removeSubrange((old + count)...)
+        bytesRead += count
+        if count == 0 { endOfFile = true }
+    }
+
+    private func parse(_ bytes: [UInt8]) throws(DumpError) -> DumpJSONValue {
+        do {
+            return try DumpJSONParser.parse(bytes)
+        } catch {
+            throw DumpError(line: line, reason: "broken JSON at column \(error.column): \(error.reason)")
+        }
+    }
+
+    // MARK: Records
+
+    private func parseHeader(_ bytes: [UInt8]) throws(DumpError) -> DumpHeader {
+        let value = try parse(bytes)
+        let fields = try DumpFields(
+            value, context: "header", line: line, allowed: ["format", "version", "schema", "replica", "time"])
+        guard case .string(DumpHeader.formatName)? = fields.members["format"] else {
+            throw DumpError(
+                line: line, reason: "not a tabkeep dump: the header lacks \"format\":\"tabkeep-dump\"")
+        }
+        let version = try fields.unsigned("version")
+        guard version == DumpHeader.formatVersion else {
+            throw DumpError(
+                line: line,
+                reason:
+                    "unknown format version \(version); this tabkeep reads version \(DumpHeader.formatVersion)"
+            )
+        }
+        let schema = try fields.unsigned("schema")
+        guard schema >= 1, schema <= TabKeepStore.schemaVersion else {
+            throw DumpError(
+                line: line,
+                reason: "schema \(schema) is not one this tabkeep reads (1–\(TabKeepStore.schemaVersion))")
+        }
+        let replica = try fields.replica(text: try fields.string("replica"))
+        return DumpHeader(schema: Int(schema), replica: replica, time: try fields.string("time"))
+    }
+
+    private func catalog(_ value: DumpJSONValue) throws(DumpError) -> DumpRecord {
+        let fields = try DumpFields(
+            value, context: "catalog", line: line, allowed: ["type", "bar", "tabs", "renames"])
+        if lastDocument != nil { throw fields.error("catalogs must come before documents") }
+        let bar = try fields.bar("bar")
+        if let lastCatalog, !(lastCatalog < bar) {
+            throw fields.error(
+                lastCatalog == bar ? "duplicate catalog for bar \"\(bar)\"" : "catalogs out of key order")
+        }
+        guard case .array(let items) = try fields.value("tabs") else {
+            throw fields.error("\"tabs\" is not an array")
+        }
+        var tabs: [Catalog.Tab] = []
+        for (index, item) in items.enumerated() {
+            let tabFields = try DumpFields(
+                item, context: "catalog tab \(index + 1)", line: line,
+                allowed: ["id", "placement", "customizable", "hidden"])
+            let placementName = try tabFields.string("placement")
+            guard let placement = Catalog.Placement(rawValue: placementName) else {
+                throw tabFields.error("unknown placement \"\(placementName)\"")
+            }
+            tabs.append(
+                Catalog.Tab(
+                    try tabFields.tab("id"), customizable: try tabFields.bool("customizable"),
+                    hidden: try tabFields.bool("hidden"), placement: placement))
+        }
+        guard case .object(let renameMembers) = try fields.value("renames") else {
+            throw fields.error("\"renames\" is not an object")
+        }
+        var renames: [TabID: TabID] = [:]
+        for (old, new) in renameMembers {
+            guard case .string(let newText) = new else {
+                throw fields.error("rename of \"\(old)\" is not a string")
+            }
+            renames[try fields.tab(text: old)] = try fields.tab(text: newText)
+        }
+        do {
+            let catalog = try Catalog(tabs: tabs, renames: renames)
+            lastCatalog = bar
+            return .catalog(bar: bar, catalog: catalog)
+        } catch {
+            throw fields.error("invalid catalog: \(error)")
+        }
+    }
+
+    private func document(_ value: DumpJSONValue) throws(DumpError) -> DumpRecord {
+        let fields = try DumpFields(
+            value, context: "document", line: line, allowed: ["type", "profile", "bar", "layout", "entries"])
+        let key = DocumentKey(profile: try fields.profile("profile"), bar: try fields.bar("bar"))
+        let what = "profile \"\(key.profile)\" bar \"\(key.bar)\""
+        if let lastDocument, !(lastDocument < key) {
+            throw fields.error(
+                lastDocument == key
+                    ? "duplicate document for \(what)" : "documents out of key order at \(what)")
+        }
+        switch try fields.value("layout") {
+        case .object, .null: break
+        default: throw fields.error("\"layout\" is neither an object nor null")
+        }
+        guard case .array(let items) = try fields.value("entries") else {
+            throw fields.error("\"entries\" is not an array")
+        }
+        var entries: [Entry] = []
+        entries.reserveCapacity(items.count)
+        for (index, item) in items.enumerated() {
+            entries.append(
+                try DumpEntryReader.entry(item, context: "\(what), entry \(index + 1)", line: line))
+        }
+        do {
+            let document = try TabBarDocument(entries: entries)
+            lastDocument = key
+            return .document(key: key, document: document)
+        } catch {
+            throw fields.error("invalid document for \(what): \(error.reason)")
+        }
+    }
+
+    private func trailer(_ value: DumpJSONValue) throws(DumpError) {
+        let fields = try DumpFields(
+            value, context: "trailer", line: line, allowed: ["type", "records", "crc32"])
+        let count = try fields.unsigned("records")
+        guard count == UInt64(records) else {
+            throw fields.error("the trailer counts \(count) records but the dump holds \(records)")
+        }
+        let expected = try fields.string("crc32")
+        let actual = checksum.value
+        let actualText = (0..<8).map { String(actual >> (28 - 4 * $0) & 0xF, radix: 16) }.joined()
+        guard expected == actualText else {
+            throw fields.error("wrong CRC-32: the trailer says \(expected), the content has \(actualText)")
+        }
+    }
+}
+
+/// What a whole, checked dump holds.
+public struct DumpSummary: Sendable {
+    /// Its header.
+    public var header: DumpHeader
+    /// Its catalogs, by bar, in key order.
+    public var catalogs: [(bar: BarID, catalog: Catalog)] = []
+    /// How many documents it holds.
+    public var documents = 0
+    /// Its size in bytes.
+    public var bytes = 0
+
+    /// A summary of a dump with `header` and nothing else yet.
+    public init(header: DumpHeader) {
+        self.header = header
+    }
+}

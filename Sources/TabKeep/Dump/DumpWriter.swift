@@ -1,0 +1,265 @@
+/// Writes the dump format of DESIGN.md §7, one JSON line at a time, by hand: fast, deterministic.
+///
+/// ```swift
+/// var writer = DumpWriter()
+/// writer.writeHeader(DumpHeader(schema: 1, replica: store.replicaID, time: DumpHeader.isoTime(milliseconds: now)))
+/// writer.writeCatalog(bar: .main, catalog: catalog)
+/// writer.writeDocument(key: key, document: document, catalog: catalog)
+/// writer.writeTrailer()
+/// output.write(writer.takeBytes())
+/// ```
+///
+/// Lines are: the header; one per catalog; one per document (its readable layout, when a catalog is
+/// given, and every entry with stamp, origin and dot); the trailer with the record count and the
+/// CRC-32 of every byte before the trailer line. The caller writes records in key order.
+public struct DumpWriter: Sendable {
+    private var output = DumpJSONOutput()
+    private var checksum = DumpChecksum()
+    /// Catalog and document lines written so far.
+    public private(set) var records = 0
+
+    /// A writer with nothing written.
+    public init() {}
+
+    /// Bytes written but not yet taken.
+    public var pendingCount: Int { output.bytes.count }
+
+    /// Hands over the bytes written since the last call (the checksum has seen them).
+    public mutating func takeBytes() -> [UInt8] {
+        let bytes = output.bytes
+        output.bytes.removeAll(keepingCapacity: true)
+        return bytes
+    }
+
+    private mutating func endLine(from start: Int) {
+        output.raw("}\n")
+        checksum.update(output.bytes[start...])
+    }
+
+    /// Writes the header line.
+    public mutating func writeHeader(_ header: DumpHeader) {
+        let start = output.bytes.count
+        output.raw("{")
+        output.name("format")
+        output.string(DumpHeader.formatName)
+        output.raw(",")
+        output.name("version")
+        output.integer(DumpHeader.formatVersion)
+        output.raw(",")
+        output.name("schema")
+        output.integer(header.schema)
+        output.raw(",")
+        output.name("replica")
+        output.string(header.replica.description)
+        output.raw(",")
+        output.name("time")
+        output.string(header.time)
+        endLine(from: start)
+    }
+
+    /// Writes one catalog line.
+    public mutating func writeCatalog(bar: BarID, catalog: Catalog) {
+        let start = output.bytes.count
+        output.raw("{\"type\":\"catalog\",")
+        output.name("bar")
+        output.string(bar.rawValue)
+        output.raw(",")
+        output.name("tabs")
+        output.raw("[")
+        for (index, tab) in catalog.tabs.enumerated() {
+            if index > 0 { output.raw(",") }
+            output.raw("{")
+            output.name("id")
+            output.string(tab.id.rawValue)
+            output.raw(",")
+            output.name("placement")
+            output.string(tab.placement.rawValue)
+            output.raw(",")
+            output.name("customizable")
+            output.bool(tab.customizable)
+            output.raw(",")
+            output.name("hidden")
+            output.bool(tab.hidden)
+            output.raw("}")
+        }
+        output.raw("],")
+        output.name("renames")
+        output.raw("{")
+        for (index, old) in catalog.renames.keys.sorted().enumerated() {
+            if index > 0 { output.raw(",") }
+            output.string(old.rawValue)
+            output.raw(":")
+            output.string(catalog.renames[old]!.rawValue)
+        }
+        output.raw("}")
+        endLine(from: start)
+        records += 1
+    }
+
+    /// Writes one document line: the layout resolved against `catalog` (null without one) and
+    /// every entry.
+    public mutating func writeDocument(key: DocumentKey, document: TabBarDocument, catalog: Catalog?) {
+        let start = output.bytes.count
+        output.raw("{\"type\":\"document\",")
+        output.name("profile")
+        output.string(key.profile.rawValue)
+        output.raw(",")
+        output.name("bar")
+        output.string(key.bar.rawValue)
+        output.raw(",")
+        output.name("layout")
+        if let catalog {
+            writeLayout(document.layout(catalog: catalog))
+        } else {
+            output.raw("null")
+        }
+        output.raw(",")
+        output.name("entries")
+        output.raw("[")
+        for (index, entry) in document.entries.enumerated() {
+            if index > 0 { output.raw(",") }
+            writeEntry(entry)
+        }
+        output.raw("]")
+        endLine(from: start)
+        records += 1
+    }
+
+    /// Writes the trailer line: the record count and the CRC-32 of everything before it.
+    public mutating func writeTrailer() {
+        output.raw("{\"type\":\"trailer\",")
+        output.name("records")
+        output.integer(records)
+        output.raw(",")
+        output.name("crc32")
+        let crc = checksum.value
+        output.hexString((0..<4).map { UInt8(truncatingIfNeeded: crc >> (24 - 8 * $0)) })
+        output.raw("}\n")
+    }
+
+    private mutating func writeLayout(_ layout: Layout) {
+        output.raw("{")
+        output.name("order")
+        output.stringArray(layout.order.map(\.rawValue))
+        output.raw(",")
+        output.name("customizable")
+        output.stringArray(layout.customizable.map(\.rawValue))
+        output.raw(",")
+        output.name("hidden")
+        output.stringArray(layout.hidden.map(\.rawValue))
+        output.raw(",")
+        output.name("selected")
+        switch layout.selection {
+        case .tab(let tab): output.string(tab.rawValue)
+        case .more: output.string("more")
+        case .none: output.raw("null")
+        }
+        output.raw(",")
+        output.name("badges")
+        output.raw("{")
+        var first = true
+        for tab in layout.order {
+            guard let count = layout.badges[tab] else { continue }
+            if !first { output.raw(",") }
+            first = false
+            output.string(tab.rawValue)
+            output.raw(":")
+            output.integer(count)
+        }
+        output.raw("},")
+        output.name("badgeTexts")
+        output.raw("{")
+        first = true
+        for tab in layout.order {
+            guard let text = layout.badgeTexts[tab] else { continue }
+            if !first { output.raw(",") }
+            first = false
+            output.string(tab.rawValue)
+            output.raw(":")
+            output.string(text)
+        }
+        output.raw("}}")
+    }
+
+    private mutating func writeEntry(_ entry: Entry) {
+        output.raw("{")
+        output.name("kind")
+        output.raw("\"")
+        output.raw(DumpEntryKind.name(of: entry.key))
+        output.raw("\"")
+        if let tab = entry.key.tab {
+            output.raw(",")
+            output.name("tab")
+            output.string(tab.rawValue)
+        }
+        if case .badgeIncrements(_, let replica) = entry.key {
+            output.raw(",")
+            output.name("replica")
+            output.string(replica.description)
+        }
+        output.raw(",")
+        if entry.value == .removed {
+            output.name("removed")
+            output.raw("true")
+        } else {
+            output.name("value")
+            writeValue(entry.value)
+        }
+        output.raw(",")
+        output.name("stamp")
+        output.integer(entry.stamp.rawValue)
+        output.raw(",")
+        output.name("origin")
+        output.string(entry.origin.description)
+        output.raw(",")
+        output.name("dot")
+        output.string("\(entry.dot.replica):\(entry.dot.sequence)")
+        output.raw("}")
+    }
+
+    private mutating func writeVector(_ entries: [(ReplicaID, Int64)]) {
+        output.raw("{")
+        for (index, (replica, value)) in entries.enumerated() {
+            if index > 0 { output.raw(",") }
+            output.string(replica.description)
+            output.raw(":")
+            output.integer(value)
+        }
+        output.raw("}")
+    }
+
+    private mutating func writeValue(_ value: Entry.Value) {
+        switch value {
+        case .position(let key): output.hexString(key)
+        case .flag(let flag): output.bool(flag)
+        case .selection(.tab(let tab)):
+            output.raw("{")
+            output.name("tab")
+            output.string(tab.rawValue)
+            output.raw("}")
+        case .selection(.more): output.raw("\"more\"")
+        case .selection(.none): output.raw("\"none\"")
+        case .text(let text):
+            if let text { output.string(text) } else { output.raw("null") }
+        case .badgeReset(let count, let seen):
+            output.raw("{")
+            output.name("count")
+            output.integer(count)
+            output.raw(",")
+            output.name("seen")
+            writeVector(seen.keys.sorted().map { ($0, seen[$0]!) })
+            output.raw("}")
+        case .badgeTotal(let total): output.integer(total)
+        case .context(let vector):
+            output.raw("{")
+            for (index, replica) in vector.replicas.enumerated() {
+                if index > 0 { output.raw(",") }
+                output.string(replica.description)
+                output.raw(":")
+                output.integer(vector[replica])
+            }
+            output.raw("}")
+        case .removed: output.raw("null")
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import TabKeep
+
+/// `tabkeep profiles`: who has a stored arrangement.
+enum ProfilesCommand {
+    static let spec = CommandSpec(
+        name: "profiles", usage: "STORE [--json]",
+        summary: "List the profiles in a store and their bars.",
+        details: """
+            One line per profile with a stored arrangement: the profile, then its bars. Erased
+            profiles are not listed. --json prints [{"profile":P,"bars":[B,…]},…].
+
+            Example:
+              tabkeep profiles ~/stores/app
+            """,
+        positionals: ["STORE"], flags: [FlagSpec(name: "json")], run: run)
+
+    static func run(_ arguments: ParsedArguments) throws -> Int32 {
+        let store = try Stores.existing(arguments.positionals[0])
+        var items: [(ProfileID, [BarID])] = []
+        for key in try Stores.liveKeys(store) {
+            if items.last?.0 == key.profile {
+                items[items.count - 1].1.append(key.bar)
+            } else {
+                items.append((key.profile, [key.bar]))
+            }
+        }
+        if arguments.has("json") {
+            let objects = items.map { profile, bars in
+                "{\"profile\":\(Output.json(profile.rawValue)),\"bars\":["
+                    + bars.map { Output.json($0.rawValue) }.joined(separator: ",") + "]}"
+            }
+            print("[" + objects.joined(separator: ",") + "]")
+        } else {
+            for (profile, bars) in items {
+                print("\(profile)\t\(bars.map(\.rawValue).joined(separator: ","))")
+            }
+        }
+        return 0
+    }
+}

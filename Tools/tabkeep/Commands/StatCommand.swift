@@ -1,0 +1,69 @@
+import LMDBKit
+import TabKeep
+
+/// `tabkeep stat`: the store's figures.
+enum StatCommand {
+    static let spec = CommandSpec(
+        name: "stat", usage: "STORE [--json]",
+        summary:
+            "Print a store's figures: LMDB pages and entries, counts, replica id, version vector, schema.",
+        details: """
+            LMDB figures (page size, map size and the bytes used, and per database its B-tree depth
+            and entries), the counts of profiles, bars (stored and not erased) and documents (erased
+            ones included), the replica id, the version vector and the schema. --json prints one object.
+
+            Example:
+              tabkeep stat ~/stores/app
+              tabkeep stat ~/stores/app --json
+            """,
+        positionals: ["STORE"], flags: [FlagSpec(name: "json")], run: run)
+
+    static func run(_ arguments: ParsedArguments) throws -> Int32 {
+        let store = try Stores.existing(arguments.positionals[0])
+        let environment = store.environment
+        let info = environment.info()
+        var databases: [(String, DatabaseStatistics)] = []
+        for name in ["meta", "documents", "dots", "versions", "catalogs"] {
+            databases.append((name, try environment.statistics(of: try environment.database(name))))
+        }
+        let live = try Stores.liveKeys(store)
+        let profiles = Set(live.map(\.profile))
+        let bars = live.count
+        let documents = databases.first { $0.0 == "documents" }!.1.entries
+        let vector = try store.versionVector()
+        let entries = databases.reduce(0) { $0 + $1.1.entries }
+        let depth = databases.map(\.1.depth).max() ?? 0
+        if arguments.has("json") {
+            let perDatabase = databases.map { name, stats in
+                "\(Output.json(name)):{\"depth\":\(stats.depth),\"entries\":\(stats.entries),"
+                    + "\"branchPages\":\(stats.branchPages),\"leafPages\":\(stats.leafPages),"
+                    + "\"overflowPages\":\(stats.overflowPages)}"
+            }
+            let versions = vector.replicas.map { "\(Output.json($0.description)):\(vector[$0])" }
+            print(
+                "{\"schema\":\(TabKeepStore.schemaVersion),\"replica\":\(Output.json(store.replicaID.description)),"
+                    + "\"pageSize\":\(info.pageSize),\"depth\":\(depth),\"entries\":\(entries),"
+                    + "\"mapSize\":\(info.mapSize),\"usedBytes\":\(info.usedBytes),"
+                    + "\"profiles\":\(profiles.count),\"bars\":\(bars),\"documents\":\(documents),"
+                    + "\"versionVector\":{\(versions.joined(separator: ","))},"
+                    + "\"databases\":{\(perDatabase.joined(separator: ","))}}")
+        } else {
+            print("store        \(arguments.positionals[0])")
+            print("schema       \(TabKeepStore.schemaVersion)")
+            print("replica      \(store.replicaID)")
+            print("page size    \(info.pageSize) bytes")
+            print("map size     \(info.mapSize) bytes, \(info.usedBytes) used")
+            print("depth        \(depth) (deepest B-tree)")
+            print("entries      \(entries)")
+            for (name, stats) in databases {
+                let padded = name + String(repeating: " ", count: 10 - name.count)
+                print("  \(padded) depth \(stats.depth), \(stats.entries) entries")
+            }
+            print("profiles     \(profiles.count)")
+            print("bars         \(bars)")
+            print("documents    \(documents) (erased ones included)")
+            print("versions     \(vector)")
+        }
+        return 0
+    }
+}

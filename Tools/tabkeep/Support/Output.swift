@@ -1,0 +1,73 @@
+import Foundation
+import TabKeep
+
+/// Where the tool writes: data on stdout, messages on stderr.
+enum Output {
+    static func error(_ message: String) {
+        FileHandle.standardError.write(Data("tabkeep: error: \(message)\n".utf8))
+    }
+
+    static func note(_ message: String) {
+        FileHandle.standardError.write(Data("\(message)\n".utf8))
+    }
+
+    /// Whether stderr is a terminal (progress is drawn only then).
+    static var stderrIsTerminal: Bool { isatty(2) == 1 }
+
+    /// A JSON string literal.
+    static func json(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                let hex = String(scalar.value, radix: 16)
+                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+
+    static func json(_ tabs: [TabID]) -> String {
+        "[" + tabs.map { json($0.rawValue) }.joined(separator: ",") + "]"
+    }
+}
+
+/// Opening stores from a path argument.
+enum Stores {
+    /// Opens an existing store; a path with no store is an error, never a new empty store.
+    static func existing(_ path: String) throws -> TabKeepStore {
+        guard FileManager.default.fileExists(atPath: path + "/data.mdb") else {
+            throw ToolError(message: "no store at \(path)")
+        }
+        return try TabKeepStore(path: path)
+    }
+
+    /// The (profile, bar) keys whose document holds something live, in key order: erased and reset
+    /// bars keep only tombstones and a clear, and are left out (`TabKeepStore.profiles()` still
+    /// counts tombstones; this is the tool's view until the store's own listing skips them).
+    static func liveKeys(_ store: TabKeepStore) throws -> [DocumentKey] {
+        var keys: [DocumentKey] = []
+        try store.forEachDocument { key, result in
+            switch result {
+            case .success(let document):
+                if document.entries.contains(where: { $0.key != .cleared && $0.value != .removed }) {
+                    keys.append(key)
+                }
+            case .failure:
+                keys.append(key)  // a corrupt document is listed, so someone looks at it
+            }
+        }
+        return keys
+    }
+
+    /// Opens the store at `path`, creating it if missing.
+    static func creating(_ path: String) throws -> TabKeepStore {
+        try TabKeepStore(path: path)
+    }
+}

@@ -1,0 +1,72 @@
+import TabKeep
+
+/// Turns flag values into TabKeep types; anything malformed is a ``UsageError`` naming the flag.
+enum Values {
+    static func profile(_ text: String) throws(UsageError) -> ProfileID {
+        do { return try ProfileID(text) } catch { throw UsageError(message: "--profile: \(error)") }
+    }
+
+    static func bar(_ text: String?) throws(UsageError) -> BarID {
+        guard let text else { return .main }
+        do { return try BarID(text) } catch { throw UsageError(message: "--bar: \(error)") }
+    }
+
+    static func tab(_ text: String, flag: String) throws(UsageError) -> TabID {
+        do { return try TabID(text) } catch { throw UsageError(message: "--\(flag): \(error)") }
+    }
+
+    /// `a,b,c` as tab ids.
+    static func tabs(_ text: String, flag: String) throws(UsageError) -> [TabID] {
+        var result: [TabID] = []
+        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+            result.append(try tab(String(part), flag: flag))
+        }
+        return result
+    }
+
+    /// `LIST`: tab ids, each optionally `TAB:PLACEMENT`.
+    static func catalog(_ text: String) throws(UsageError) -> Catalog {
+        var tabs: [Catalog.Tab] = []
+        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+            var id = String(part)
+            var placement = Catalog.Placement.default
+            if let colon = part.lastIndex(of: ":") {
+                let name = String(part[part.index(after: colon)...])
+                guard let given = Catalog.Placement(rawValue: name) else {
+                    throw UsageError(
+                        message:
+                            "--catalog: unknown placement \"\(name)\" (fixed, movable, default, optional)")
+                }
+                placement = given
+                id = String(part[..<colon])
+            }
+            tabs.append(Catalog.Tab(try tab(id, flag: "catalog"), placement: placement))
+        }
+        do { return try Catalog(tabs: tabs) } catch { throw UsageError(message: "--catalog: \(error)") }
+    }
+
+    /// `TAB=VALUE`, split at the first `=`.
+    static func pair(_ text: String, flag: String) throws(UsageError) -> (TabID, String) {
+        guard let equals = text.firstIndex(of: "=") else {
+            throw UsageError(message: "--\(flag) needs TAB=VALUE, not \"\(text)\"")
+        }
+        return (try tab(String(text[..<equals]), flag: flag), String(text[text.index(after: equals)...]))
+    }
+
+    /// `TAB=N` with an integer N.
+    static func tabNumber(_ text: String, flag: String) throws(UsageError) -> (TabID, Int) {
+        let (tab, value) = try pair(text, flag: flag)
+        guard let number = Int(value) else {
+            throw UsageError(message: "--\(flag): \"\(value)\" is not a whole number")
+        }
+        return (tab, number)
+    }
+
+    static func positiveInt(_ text: String?, flag: String, default fallback: Int) throws(UsageError) -> Int {
+        guard let text else { return fallback }
+        guard let number = Int(text), number > 0 else {
+            throw UsageError(message: "--\(flag): \"\(text)\" is not a positive whole number")
+        }
+        return number
+    }
+}
