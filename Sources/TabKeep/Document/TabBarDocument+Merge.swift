@@ -87,13 +87,36 @@ extension TabBarDocument {
 
     /// Folds another profile's document in (guest → account): its live entries merge by the rules of §3
     /// but get new local dots (and this replica as origin) from `replica`; its clear is not folded.
+    /// Badge counts add up: the guest's count of each tab is added to this document's as one increment,
+    /// since the two profiles' counters are independent (the same device may have incremented both).
     public mutating func fold(_ other: TabBarDocument, by replica: inout Replica) {
         var folded: [Entry] = []
         for entry in other.storage where entry.key != .cleared && entry.value != .removed {
+            switch entry.key {
+            case .badgeReset, .badgeIncrements: continue
+            default: break
+            }
             let (_, dot) = replica.next()
             folded.append(
                 Entry(key: entry.key, value: entry.value, stamp: entry.stamp, origin: replica.id, dot: dot))
         }
         merge(TabBarDocument(sorted: folded))
+
+        let guest = ResolvedBar(document: other, catalog: .empty)
+        let own = ResolvedBar(document: self, catalog: .empty)
+        replica.clock.observe(maxStamp)
+        var increments: [Entry] = []
+        for tab in Set(guest.totals.keys).union(guest.resets.keys).sorted() {
+            let count = guest.badgeCount(tab)
+            guard count > 0 else { continue }
+            // Over a sum that concurrent decrements pushed below zero, make up the deficit too.
+            let total = (own.totals[tab]?[replica.id] ?? 0) + count - min(0, own.rawBadgeCount(tab))
+            let (stamp, dot) = replica.next()
+            increments.append(
+                Entry(
+                    key: .badgeIncrements(tab, replica.id), value: .badgeTotal(total), stamp: stamp,
+                    origin: replica.id, dot: dot))
+        }
+        merge(TabBarDocument(sorted: increments))
     }
 }
