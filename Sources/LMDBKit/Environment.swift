@@ -302,7 +302,8 @@ public final class Environment: @unchecked Sendable {
         try check(rc)
         var data = MDB_val()
         let found = key.withUnsafeBytes { bytes in
-            var k = MDB_val(mv_size: bytes.count, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+            var k = MDB_val(
+                mv_size: bytes.count, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
             return mdb_get(txn, dbi, &k, &data)
         }
         if found == MDB_NOTFOUND { return nil }

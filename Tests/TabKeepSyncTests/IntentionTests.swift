@@ -54,7 +54,7 @@ import Testing
         let user = profile("user")
         try phone.edit(user, catalog: sevenTabs, .setHidden(tab("b"), true))
         try sync(phone, tablet)
-        try tablet.edit(user, catalog: sevenTabs, .move(tab("f"), to: 1))
+        try tablet.edit(user, catalog: sevenTabs, .move(tab("f"), to: 0))
         let moved = try tablet.layout(user, catalog: sevenTabs).order
         try phone.reset(user)
         try sync(phone, tablet)

@@ -29,7 +29,8 @@ struct StoreTests {
         try store.edit(user, .clearBadge(tab("b")))
         try store.edit(user, .setBadgeText(tab("c"), "new"))
         let other = bar("secondary")
-        try store.edit(user, bar: other, catalog: sevenTabs, [.move(tab("g"), to: 0), .setBadge(tab("g"), 1)])
+        try store.edit(
+            user, bar: other, catalog: sevenTabs, [.move(tab("g"), to: 0), .setBadge(tab("g"), 1)])
         try store.edit(user, bar: other, catalog: sevenTabs, .reset)
     }
 
@@ -156,7 +157,9 @@ struct StoreTests {
                     group.addTask {
                         for i in 0..<100 {
                             try await store.edit(profile("task\(task)"), .addToBadge(tab("a"), 1))
-                            if i == 99 { try await store.edit(profile("task\(task)"), .setBadgeText(tab("b"), "done")) }
+                            if i == 99 {
+                                try await store.edit(profile("task\(task)"), .setBadgeText(tab("b"), "done"))
+                            }
                         }
                     }
                 }
@@ -165,7 +168,9 @@ struct StoreTests {
             commits = store.environment.lastTransactionID - before
         }
         let edits = 16 * 101
-        print("group commit: \(edits) edits in \(commits) commits, \(String(format: "%.1f", Double(edits) / Double(commits))) edits per commit")
+        print(
+            "group commit: \(edits) edits in \(commits) commits, \(String(format: "%.1f", Double(edits) / Double(commits))) edits per commit"
+        )
         #expect(commits < edits)
         let store = try TabKeepStore(path: path)
         for task in 0..<16 {
@@ -223,7 +228,9 @@ struct StoreTests {
         do {
             let env = try Environment.open(path: path, configuration: .init(databases: ["meta"]))
             let meta = try env.database("meta")
-            try env.write { txn in try txn.put(meta, key: Array("schema".utf8), value: [0, 0, 0, 0, 0, 0, 0, 99]) }
+            try env.write { txn in
+                try txn.put(meta, key: Array("schema".utf8), value: [0, 0, 0, 0, 0, 0, 0, 99])
+            }
         }
         let files = ["data.mdb", "lock.mdb"]
         let before = try files.map { try Data(contentsOf: URL(fileURLWithPath: path + "/" + $0)) }
@@ -242,7 +249,8 @@ struct StoreTests {
         try store.registerCatalog(sevenTabs)
         let guest = profile("guest")
         let account = profile("account")
-        try store.edit(account, [.move(tab("g"), to: 0), .addToBadge(tab("a"), 2), .setHidden(tab("e"), true)])
+        try store.edit(
+            account, [.move(tab("g"), to: 0), .addToBadge(tab("a"), 2), .setHidden(tab("e"), true)])
         try store.edit(guest, [.move(tab("a"), to: 3), .addToBadge(tab("a"), 3), .select(.tab(tab("c")))])
         try store.mergeProfile(guest, into: account)
         let merged = try store.layout(account)
@@ -260,7 +268,9 @@ struct StoreTests {
         for name in ["a", "b", "c"] { try store.edit(profile(name), .move(tab("d"), to: 0)) }
         let documents = try store.environment.database("documents")
         let key = DocumentKey(profile: profile("b"), bar: .main)
-        try store.environment.write { txn in try txn.put(documents, key: key.bytes, value: [0xFF, 0x13, 0x37]) }
+        try store.environment.write { txn in
+            try txn.put(documents, key: key.bytes, value: [0xFF, 0x13, 0x37])
+        }
         let error = #expect(throws: TabKeepError.self) { try store.layout(profile("b")) }
         guard case .corruptDocument(let reported, _) = error else {
             Issue.record("expected corruptDocument, got \(String(describing: error))")
@@ -292,6 +302,8 @@ struct StoreTests {
 }
 
 func dotKey(_ dot: Dot) -> [UInt8] {
-    func bigEndian(_ value: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * $0)) } }
+    func bigEndian(_ value: UInt64) -> [UInt8] {
+        (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * $0)) }
+    }
     return bigEndian(dot.replica.rawValue) + bigEndian(dot.sequence)
 }

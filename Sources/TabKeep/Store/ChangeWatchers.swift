@@ -21,7 +21,8 @@ final class ChangeWatchers: Sendable {
     var hasSubscribers: Bool { state.withLock { !$0.subscribers.isEmpty } }
 
     func subscribe(_ store: TabKeepStore) -> AsyncStream<DocumentKey> {
-        let (stream, continuation) = AsyncStream.makeStream(of: DocumentKey.self, bufferingPolicy: .bufferingNewest(4_096))
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: DocumentKey.self, bufferingPolicy: .bufferingNewest(4_096))
         let initial = try? store.versionVector()
         let id = state.withLock { state in
             let id = state.nextID

@@ -60,7 +60,8 @@ extension TabKeepStore {
     public func edit(
         _ profile: ProfileID, bar: BarID = .main, catalog: Catalog? = nil, _ edits: [TabBarEdit]
     ) async throws(TabKeepError) {
-        let request = EditRequest(key: DocumentKey(profile: profile, bar: bar), catalog: catalog, edits: edits)
+        let request = EditRequest(
+            key: DocumentKey(profile: profile, bar: bar), catalog: catalog, edits: edits)
         try await groupCommit.submit(request, to: self).get()
     }
 

@@ -34,7 +34,8 @@ enum Records {
     }
 
     static func dot(from key: UnsafeRawBufferPointer) -> Dot? {
-        guard key.count == 16, let replica = uint64(key.prefix(8)), let sequence = uint64(key.suffix(8)) else {
+        guard key.count == 16, let replica = uint64(key.prefix(8)), let sequence = uint64(key.suffix(8))
+        else {
             return nil
         }
         return Dot(replica: ReplicaID(rawValue: replica), sequence: sequence)

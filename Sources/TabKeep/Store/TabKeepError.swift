@@ -29,7 +29,8 @@ public enum TabKeepError: Error, Hashable, Sendable, CustomStringConvertible {
         case .storage(let error):
             return "storage error: \(error)"
         case .newerSchema(let found, let supported):
-            return "the store has schema \(found), newer than the \(supported) this version supports; it was not changed"
+            return
+                "the store has schema \(found), newer than the \(supported) this version supports; it was not changed"
         case .corruptMeta(let what):
             return "corrupt meta record: \(what)"
         case .corruptDocument(let key, let error):
@@ -43,7 +44,8 @@ public enum TabKeepError: Error, Hashable, Sendable, CustomStringConvertible {
         case .invalidEdit(let error):
             return "edit refused: \(error)"
         case .clockDrift(let ahead, let limit):
-            return "entries are stamped \(ahead) ms ahead of this machine's clock (the limit is \(limit) ms); nothing was applied"
+            return
+                "entries are stamped \(ahead) ms ahead of this machine's clock (the limit is \(limit) ms); nothing was applied"
         case .invalidDirectory(let path, let reason):
             return "cannot use \(path) as a store: \(reason)"
         }

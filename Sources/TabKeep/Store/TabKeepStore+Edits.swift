@@ -32,7 +32,9 @@ extension TabKeepStore {
     @discardableResult
     public func erase(_ profile: ProfileID) throws(TabKeepError) -> [BarID] {
         let bars = try bars(of: profile)
-        let requests = bars.map { EditRequest(key: DocumentKey(profile: profile, bar: $0), catalog: .empty, edits: [.reset]) }
+        let requests = bars.map {
+            EditRequest(key: DocumentKey(profile: profile, bar: $0), catalog: .empty, edits: [.reset])
+        }
         for result in try commit(requests) { try result.get() }
         return bars
     }
@@ -108,10 +110,12 @@ extension TabKeepStore {
                             catalog = try storedCatalog(txn, bar: request.key.bar)
                             catalogsByBar[request.key.bar] = catalog
                         }
-                        let state = try working[request.key] ?? {
-                            let stored = try loadDocument(txn, request.key)
-                            return (stored, stored ?? TabBarDocument())
-                        }()
+                        let state =
+                            try working[request.key]
+                            ?? {
+                                let stored = try loadDocument(txn, request.key)
+                                return (stored, stored ?? TabBarDocument())
+                            }()
                         var document = state.current
                         var scratch = replica
                         for edit in request.edits { try document.apply(edit, catalog: catalog, by: &scratch) }
