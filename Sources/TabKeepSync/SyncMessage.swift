@@ -83,29 +83,29 @@ public struct SyncMessage: Hashable, Sendable {
 
     /// The message's bytes.
     public func encoded() -> [UInt8] {
-        var writer = MessageWriter()
+        var writer = ByteWriter()
         writer.bytes += SyncMessage.magic
         writer.byte(SyncMessage.formatVersion)
         writer.byte(kind.rawValue)
-        writer.bigEndian(sender.rawValue)
+        writer.fixed64(sender.rawValue)
         writer.vector(vector)
         writer.vector(base)
         writer.varint(UInt64(entries.count))
         for entry in entries {
-            writer.lengthPrefixed(entry.key.bytes)
-            writer.lengthPrefixed(entry.document.encoded())
+            writer.data(entry.key.bytes)
+            writer.data(entry.document.encoded())
         }
-        writer.bigEndian(CRC32.checksum(writer.bytes))
+        writer.fixed32(CRC32.checksum(writer.bytes))
         return writer.bytes
     }
 }
 
-extension MessageWriter {
+extension ByteWriter {
     mutating func vector(_ vector: VersionVector) {
         let replicas = vector.replicas
         varint(UInt64(replicas.count))
         for replica in replicas {
-            bigEndian(replica.rawValue)
+            fixed64(replica.rawValue)
             varint(vector[replica])
         }
     }

@@ -31,8 +31,9 @@ import Testing
 
     /// `body` (everything but the CRC) with a correct CRC appended.
     func sealed(_ body: [UInt8]) -> [UInt8] {
-        var writer = MessageWriter(bytes: body)
-        writer.bigEndian(CRC32.checksum(body))
+        var writer = ByteWriter()
+        writer.bytes = body
+        writer.fixed32(CRC32.checksum(body))
         return writer.bytes
     }
 
@@ -71,8 +72,9 @@ import Testing
     @Test func oversizedCountsAreRefusedWithTheLimitNamed() throws {
         let directory = TemporaryDirectory()
         let (_, session, before) = try fixture(directory)
-        var header = MessageWriter(bytes: SyncMessage.magic + [1, SyncMessage.Kind.reply.rawValue])
-        header.bigEndian(UInt64(42))
+        var header = ByteWriter()
+        header.bytes = SyncMessage.magic + [1, SyncMessage.Kind.reply.rawValue]
+        header.fixed64(42)
         var hugeVector = header
         hugeVector.varint(1 << 40)
         let vectorError = refusal(sealed(hugeVector.bytes), by: session)

@@ -1,13 +1,16 @@
 /// Appends the primitives of the binary formats: bytes, LEB128 varints, fixed 64-bit and strings.
-struct ByteWriter {
-    var bytes: [UInt8] = []
+/// Shared by the document encoding and, within the package, the sync message encoding.
+package struct ByteWriter {
+    package var bytes: [UInt8] = []
 
-    mutating func byte(_ value: UInt8) {
+    package init() {}
+
+    package mutating func byte(_ value: UInt8) {
         bytes.append(value)
     }
 
     /// Unsigned LEB128, minimal length.
-    mutating func varint(_ value: UInt64) {
+    package mutating func varint(_ value: UInt64) {
         var rest = value
         while rest >= 0x80 {
             bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
@@ -17,12 +20,12 @@ struct ByteWriter {
     }
 
     /// Zigzag then LEB128.
-    mutating func signed(_ value: Int64) {
+    package mutating func signed(_ value: Int64) {
         varint(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
     }
 
     /// Eight bytes, big-endian.
-    mutating func fixed64(_ value: UInt64) {
+    package mutating func fixed64(_ value: UInt64) {
         var shift: UInt64 = 56
         while true {
             bytes.append(UInt8(truncatingIfNeeded: value >> shift))
@@ -31,14 +34,21 @@ struct ByteWriter {
         }
     }
 
+    /// Four bytes, big-endian.
+    package mutating func fixed32(_ value: UInt32) {
+        for shift in stride(from: 24, through: 0, by: -8) {
+            bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift)))
+        }
+    }
+
     /// Length-prefixed UTF-8.
-    mutating func string(_ value: String) {
+    package mutating func string(_ value: String) {
         varint(UInt64(value.utf8.count))
         bytes.append(contentsOf: value.utf8)
     }
 
     /// Length-prefixed bytes.
-    mutating func data(_ value: [UInt8]) {
+    package mutating func data(_ value: [UInt8]) {
         varint(UInt64(value.count))
         bytes.append(contentsOf: value)
     }

@@ -6,7 +6,7 @@
 /// ```swift
 /// let id = try ProfileID("alice")
 /// ```
-public struct ProfileID: Hashable, Comparable, Sendable, CustomStringConvertible {
+public struct ProfileID: StringIdentifier {
     /// The identifier as given: 1–128 UTF-8 bytes, no NUL, no control characters.
     public let rawValue: String
 
@@ -23,22 +23,4 @@ public struct ProfileID: Hashable, Comparable, Sendable, CustomStringConvertible
 
     /// The longest identifier, in UTF-8 bytes.
     static let maxBytes = 128
-
-    /// The raw value.
-    public var description: String { rawValue }
-
-    /// Byte-wise equality.
-    public static func == (lhs: Self, rhs: Self) -> Bool {
-        IdentifierRules.equal(lhs.rawValue, rhs.rawValue)
-    }
-
-    /// Byte-wise order.
-    public static func < (lhs: Self, rhs: Self) -> Bool {
-        IdentifierRules.less(lhs.rawValue, rhs.rawValue)
-    }
-
-    /// Hashes the UTF-8 bytes.
-    public func hash(into hasher: inout Hasher) {
-        IdentifierRules.hash(rawValue, into: &hasher)
-    }
 }
