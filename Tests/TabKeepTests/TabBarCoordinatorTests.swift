@@ -121,18 +121,6 @@ struct TabBarCoordinatorTests {
 
     // MARK: The 200-step script
 
-    /// SplitMix64: a tiny seeded generator, so a failing script can be replayed.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test(arguments: [UInt64(1), 2, 3])
     func customizableSubsetFollowsTheStoreThroughARandomScript(seed: UInt64) async throws {
         let temporary = try TemporaryStore()
@@ -155,7 +143,7 @@ struct TabBarCoordinatorTests {
             profile, catalog: catalog,
             [.setCustomizableFlag(Self.id("profile"), false), .setCustomizableFlag(Self.id("help"), false)])
 
-        var random = SeededGenerator(state: seed)
+        var random = SplitMix64(seed: seed)
         var enabled: Set<TabID> = Set(flagged)
         var launch = try Launch(store, catalog, profile: profile)
         let initial = try store.layout(profile, catalog: catalog).customizable
