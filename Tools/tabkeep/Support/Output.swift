@@ -7,6 +7,11 @@ enum Output {
         FileHandle.standardError.write(Data("tabkeep: error: \(message)\n".utf8))
     }
 
+    /// A problem that did not stop the command: `tabkeep: warning: …` on stderr.
+    static func warning(_ message: String) {
+        FileHandle.standardError.write(Data("tabkeep: warning: \(message)\n".utf8))
+    }
+
     static func note(_ message: String) {
         FileHandle.standardError.write(Data("\(message)\n".utf8))
     }
