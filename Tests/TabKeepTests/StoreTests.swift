@@ -309,3 +309,151 @@ func dotKey(_ dot: Dot) -> [UInt8] {
     }
     return bigEndian(dot.replica.rawValue) + bigEndian(dot.sequence)
 }
+
+@Suite("Store import: replace and merge")
+struct StoreImportTests {
+    let directory = TestDirectory()
+
+    func open(_ name: String) throws -> TabKeepStore {
+        let store = try TabKeepStore(path: directory.sub(name), options: .init(durability: .deferred))
+        try store.registerCatalog(sevenTabs)
+        return store
+    }
+
+    /// Every stored document, by key.
+    func documents(_ store: TabKeepStore) throws -> [(DocumentKey, TabBarDocument)] {
+        var result: [(DocumentKey, TabBarDocument)] = []
+        try store.forEachDocument { key, document in result.append((key, try document.get())) }
+        return result
+    }
+
+    /// Feeds `items` to a replace (or merge) import of `store`.
+    @discardableResult
+    func importing(
+        _ items: [(DocumentKey, TabBarDocument)], into store: TabKeepStore, mode: ImportMode = .replace,
+        dryRun: Bool = false
+    ) throws -> ImportReport {
+        try store.importDocuments(mode: mode, dryRun: dryRun) { add in
+            for (key, document) in items { try add(key, document) }
+        }
+    }
+
+    /// Every dot of every document has its `dots` row naming that document, there are no other
+    /// rows, and the version vector covers every dot.
+    func expectDotsAndVersionsMatchDocuments(_ store: TabKeepStore) throws {
+        let env = store.environment
+        let documents = try env.database("documents")
+        let dots = try env.database("dots")
+        let vector = try store.versionVector()
+        var fromDocuments: [[UInt8]: [UInt8]] = [:]
+        try env.read { txn throws in
+            for (key, value) in try txn.records(documents) {
+                for dot in try TabBarDocument(decoding: value).dots {
+                    #expect(vector.contains(dot), "dot \(dot) is past the version vector")
+                    fromDocuments[dotKey(dot)] = key
+                }
+            }
+            let rows = try txn.records(dots)
+            #expect(rows.count == fromDocuments.count, "dots rows and document dots")
+            for (dot, documentKey) in rows { #expect(fromDocuments[dot] == documentKey) }
+        }
+    }
+
+    @Test func replacingWithTheStoredDocumentsReportsEveryOneUnchanged() throws {
+        let store = try open("store")
+        for name in ["a", "b", "c"] { try store.edit(profile(name), .move(tab("d"), to: 0)) }
+        try store.reset(profile("b"))
+        let before = try documents(store)
+        let dry = try importing(before, into: store, dryRun: true)
+        let report = try importing(before, into: store)
+        for result in [dry, report] {
+            #expect(result.unchanged == 3 && result.changed == 0 && result.added == 0 && result.removed == 0)
+        }
+        #expect(try documents(store).map(\.0) == before.map(\.0))
+        try expectDotsAndVersionsMatchDocuments(store)
+    }
+
+    @Test func replaceLeavesExactlyTheFedDocumentsWithTheirDotsAndNothingElse() throws {
+        let source = try open("source")
+        let target = try open("target")
+        for name in ["p1", "p2", "p3", "p4"] {
+            try source.edit(profile(name), [.move(tab("e"), to: 0), .setBadge(tab("a"), 2)])
+        }
+        try source.reset(profile("p3"))
+        try source.edit(profile("p3"), .select(.tab(tab("c"))))
+        for name in ["p0", "p1", "p3", "p5"] {
+            try target.edit(profile(name), [.setHidden(tab("b"), true), .reset])
+            try target.edit(profile(name), .setBadgeText(tab("c"), "x"))
+        }
+        // p2 identical on both; a merged clear in p3 leaves a kept clear dot in the target.
+        let fed = try documents(source)
+        try importing(fed.filter { $0.0.profile == profile("p2") }, into: target, mode: .merge)
+        try importing(fed.filter { $0.0.profile == profile("p3") }, into: target, mode: .merge)
+
+        let report = try importing(fed, into: target)
+        #expect(report.added == 1 && report.changed == 2 && report.unchanged == 1 && report.removed == 2)
+        let after = try documents(target)
+        #expect(after.map(\.0) == fed.map(\.0))
+        #expect(after.map { $0.1.encoded() } == fed.map { $0.1.encoded() })
+        #expect(try target.profiles() == ["p1", "p2", "p3", "p4"].map(profile))
+        try expectDotsAndVersionsMatchDocuments(target)
+        // The target still edits and syncs: its own sequence continues past what it had.
+        try target.edit(profile("p1"), .select(.tab(tab("g"))))
+        try expectDotsAndVersionsMatchDocuments(target)
+    }
+
+    @Test func aReplaceFeedOutOfKeyOrderEndsAsOneInOrder() throws {
+        let source = try open("source")
+        for name in ["a", "b", "c", "d"] { try source.edit(profile(name), .move(tab("f"), to: 0)) }
+        let fed = try documents(source)
+        let ordered = try open("ordered")
+        let shuffled = try open("shuffled")
+        for store in [ordered, shuffled] {
+            for name in ["a", "bb", "c", "zz"] { try store.edit(profile(name), .setBadge(tab("a"), 1)) }
+        }
+        let inOrder = try importing(fed, into: ordered)
+        let outOfOrder = try importing([fed[2], fed[0], fed[3], fed[1], fed[0]], into: shuffled)
+        #expect(inOrder.added == 2 && inOrder.changed == 2 && inOrder.removed == 2)
+        #expect(outOfOrder.added == 2 && outOfOrder.changed == 2 && outOfOrder.removed == 2)
+        #expect(outOfOrder.unchanged == 1, "the key fed twice")
+        for store in [ordered, shuffled] {
+            #expect(try documents(store).map { $0.1.encoded() } == fed.map { $0.1.encoded() })
+            try expectDotsAndVersionsMatchDocuments(store)
+        }
+    }
+
+    @Test func aReplaceRepairsACorruptStoredDocument() throws {
+        let store = try open("store")
+        for name in ["a", "b", "c"] { try store.edit(profile(name), .move(tab("d"), to: 0)) }
+        let good = try documents(store)
+        let documentsDatabase = try store.environment.database("documents")
+        for name in ["b", "c"] {
+            let key = DocumentKey(profile: profile(name), bar: .main)
+            try store.environment.write { txn in try txn.put(documentsDatabase, key: key.bytes, value: [0xFF])
+            }
+        }
+        let report = try importing(Array(good.prefix(2)), into: store)
+        #expect(report.unchanged == 1 && report.changed == 1 && report.removed == 1)
+        #expect(try store.profiles() == [profile("a"), profile("b")])
+        #expect(try store.layout(profile("b")).order.first == tab("d"))
+        try expectDotsAndVersionsMatchDocuments(store)
+    }
+
+    @Test func aReplaceNotifiesChangedAndRemovedDocumentsButNotUnchangedOnes() async throws {
+        let source = try open("source")
+        let store = try open("store")
+        for name in ["a", "b"] { try await source.edit(profile(name), .move(tab("c"), to: 0)) }
+        try importing(try documents(source), into: store)
+        try await source.edit(profile("b"), .setBadge(tab("a"), 4))
+        try await store.edit(profile("gone"), .setHidden(tab("g"), true))
+        let stream = store.changes()
+        try importing(try documents(source), into: store)
+        try await store.edit(profile("zz-last"), .select(.more))
+        var seen: [DocumentKey] = []
+        for await key in stream {
+            seen.append(key)
+            if key.profile == profile("zz-last") { break }
+        }
+        #expect(seen.map(\.profile) == ["b", "gone", "zz-last"].map(profile))
+    }
+}

@@ -28,7 +28,7 @@ public final class DumpReader {
     private var buffer: [UInt8] = []
     private var start = 0
     private var endOfFile = false
-    private var checksum = DumpChecksum()
+    private var checksum = CRC32()
     private var records = 0
     private var lastCatalog: BarID?
     private var lastDocument: DocumentKey?

@@ -163,35 +163,62 @@ extension TabKeepStore {
 
     /// Imports documents in one write transaction: `feed` calls its argument once per document.
     ///
-    /// `replace` empties the store's documents first; `merge` merges entry by entry. With
-    /// `dryRun`, nothing is written and the report says what would change. `feed` may be called
-    /// more than once (when the map must grow), so it must produce the same documents each time;
-    /// `sizeHint`, the expected bytes, grows the map once up front instead.
+    /// `replace` leaves the store holding exactly the fed documents: each replaces the stored one
+    /// (and is reported unchanged when it equals it), and the stored documents it did not feed are
+    /// removed; `merge` merges entry by entry. With `dryRun`, nothing is written and the report
+    /// says what would change. `feed` may be called more than once (when the map must grow, or
+    /// when a `replace` feed turns out not to be in key order), so it must produce the same
+    /// documents each time; `sizeHint`, the expected bytes, grows the map once up front instead.
+    ///
+    /// Memory stays flat in the store's size when the feed is in key order, as a dump is: the
+    /// stored documents a `replace` passes over are removed as the feed goes. A `replace` feed out
+    /// of key order is fed again, keeping the set of fed keys (memory grows with the feed).
+    ///
+    /// ``changes()`` gets the added, changed and removed keys only when someone is subscribed,
+    /// and at most 4,096 of them (the most a subscriber's stream buffers); past that,
+    /// added and changed documents still reach subscribers through the poll for new dots, within
+    /// ``Options/pollInterval``, but documents removed past the limit are not reported.
     @discardableResult
     public func importDocuments(
         mode: ImportMode, catalogs newCatalogs: [(bar: BarID, catalog: Catalog)] = [], dryRun: Bool = false,
         sizeHint: Int = 0, _ feed: (_ add: (DocumentKey, TabBarDocument) throws -> Void) throws -> Void
     ) throws(TabKeepError) -> ImportReport {
-        struct DryRun: Error { var report: ImportReport }
         do {
             if sizeHint > 0 && !dryRun {
                 try environment.reserveMapSize(atLeast: environment.info().usedBytes + sizeHint * 2)
             }
-            let (report, changed, added): (ImportReport, [DocumentKey], [Dot]) = try environment.write { txn in
+            do {
+                return try importOnce(mode, newCatalogs, dryRun, keyOrdered: true, feed)
+            } catch is ImportFeedOutOfOrder {
+                return try importOnce(mode, newCatalogs, dryRun, keyOrdered: false, feed)
+            }
+        } catch {
+            throw TabKeepError.wrap(error)
+        }
+    }
+
+    /// The most keys one import publishes to ``changes()`` (the buffer of each subscriber's stream).
+    static let importChangeLimit = 4_096
+
+    /// One import transaction; with `keyOrdered`, a `replace` feed out of key order throws
+    /// ``ImportFeedOutOfOrder`` (and writes nothing) so the caller runs it again without.
+    private func importOnce(
+        _ mode: ImportMode, _ newCatalogs: [(bar: BarID, catalog: Catalog)], _ dryRun: Bool, keyOrdered: Bool,
+        _ feed: (_ add: (DocumentKey, TabBarDocument) throws -> Void) throws -> Void
+    ) throws -> ImportReport {
+        struct DryRun: Error { var report: ImportReport }
+        let listening = !dryRun && watchers.hasSubscribers
+        do {
+            let (report, log): (ImportReport, ImportChangeLog) = try environment.write { txn in
                 var report = ImportReport()
+                var log = ImportChangeLog(enabled: listening)
                 var replica = try loadReplica(txn)
-                var changed: [DocumentKey] = []
-                var added: [Dot] = []
-                var existing: Set<DocumentKey> = []
+                var fed = FedKeys(ordered: keyOrdered)
                 if mode == .replace {
-                    try txn.forEach(documents) { key, _ in
-                        existing.insert(try DocumentKey(bytes: key))
-                        return true
-                    }
-                    try txn.removeAll(documents)
+                    // Every document fed writes all its dots again; the documents stay until the feed
+                    // passes them, so each fed one is compared with what was stored.
                     try txn.removeAll(dots)
                     try txn.removeAll(versions)
-                    try saveReplica(txn, replica)
                 }
                 for (bar, catalog) in newCatalogs {
                     try txn.put(catalogsDatabase, key: Array(bar.rawValue.utf8), value: catalog.encoded())
@@ -200,31 +227,156 @@ extension TabKeepStore {
                 var newest = Stamp.zero
                 try feed { key, document in
                     newest = max(newest, document.maxStamp)
-                    let previous = try loadDocument(txn, key)
-                    var merged = previous ?? TabBarDocument()
-                    merged.merge(document)
-                    let wasThere = previous != nil || existing.remove(key) != nil
-                    if merged == previous {
-                        report.unchanged += 1
+                    guard mode == .replace else {
+                        let previous = try loadDocument(txn, key)
+                        var merged = previous ?? TabBarDocument()
+                        merged.merge(document)
+                        if merged == previous {
+                            report.unchanged += 1
+                            return
+                        }
+                        if previous == nil { report.added += 1 } else { report.changed += 1 }
+                        log.record(key, dots: try saveDocument(txn, key, merged, previous: previous))
                         return
                     }
-                    if wasThere { report.changed += 1 } else { report.added += 1 }
-                    added += try saveDocument(txn, key, merged, previous: previous)
-                    changed.append(key)
+                    // A stored document that does not decode is replaced: a replace repairs it.
+                    let previous: TabBarDocument?
+                    let stored: Bool
+                    do {
+                        previous = try loadDocument(txn, key)
+                        stored = previous != nil
+                    } catch TabKeepError.corruptDocument {
+                        (previous, stored) = (nil, true)
+                    }
+                    switch try fed.admit(key) {
+                    case .again:
+                        // Fed twice: the second merges into the first, as any later document would.
+                        var merged = previous ?? TabBarDocument()
+                        merged.merge(document)
+                        if merged == previous {
+                            report.unchanged += 1
+                        } else {
+                            report.changed += 1
+                            log.record(key, dots: try saveDocument(txn, key, merged, previous: previous))
+                        }
+                    case .first(let passed):
+                        if let passed {
+                            report.removed += try removeDocuments(txn, in: passed, log: &log) { _ in false }
+                        }
+                        var replacement = TabBarDocument()
+                        replacement.merge(document)
+                        // `dots` was emptied: write every dot of the document, changed or not.
+                        let added = try saveDocument(txn, key, replacement, previous: nil)
+                        if replacement == previous {
+                            report.unchanged += 1
+                        } else {
+                            if stored { report.changed += 1 } else { report.added += 1 }
+                            log.record(key, dots: added)
+                        }
+                    }
                 }
-                report.removed = existing.count
-                changed += existing
+                if mode == .replace {
+                    report.removed += try removeDocuments(txn, in: fed.rest, log: &log) { fed.contains($0) }
+                }
                 replica.clock.observe(newest)
                 try saveReplica(txn, replica)
                 if dryRun { throw DryRun(report: report) }
-                return (report, changed, added)
+                return (report, log)
             }
-            watchers.publish(changed, dots: added)
+            watchers.publish(log.keys, dots: log.dots)
             return report
         } catch let dry as DryRun {
             return dry.report
-        } catch {
-            throw TabKeepError.wrap(error)
         }
+    }
+
+    /// Deletes the documents in `range` that `keep` does not keep, in batches, so no list of the
+    /// store's keys is held. Their dots need no deleting: a replace has emptied `dots`.
+    private func removeDocuments(
+        _ txn: borrowing Transaction, in range: KeyRange, log: inout ImportChangeLog,
+        keeping keep: (DocumentKey) -> Bool
+    ) throws -> Int {
+        var removed = 0
+        var range = range
+        while true {
+            var batch: [[UInt8]] = []
+            var lastVisited: [UInt8]?
+            var reachedEnd = true
+            try txn.forEach(documents, in: range) { key, _ in
+                lastVisited = Array(key)
+                if !keep(try DocumentKey(bytes: key)) { batch.append(Array(key)) }
+                reachedEnd = batch.count < 256
+                return reachedEnd
+            }
+            for key in batch {
+                try txn.delete(documents, key: key)
+                log.record(try DocumentKey(bytes: key), dots: [])
+            }
+            removed += batch.count
+            guard !reachedEnd, let lastVisited else { return removed }
+            range.lower = lastVisited + [0]  // the least key past the last one visited
+        }
+    }
+}
+
+/// A `replace` feed came out of key order; the import runs again keeping the set of fed keys.
+struct ImportFeedOutOfOrder: Error {}
+
+/// The keys a `replace` import has fed, to find the stored documents it did not feed.
+///
+/// A feed in key order needs only its last key: the stored documents between two fed keys are
+/// removed as the feed passes them. Out of order, it keeps every fed key.
+struct FedKeys {
+    /// What feeding one key means.
+    enum Admission {
+        /// The key was fed before in this import.
+        case again
+        /// The key is new; `passed`, in a key-ordered feed, holds the stored keys skipped since the last one.
+        case first(passed: KeyRange?)
+    }
+
+    private let ordered: Bool
+    private var last: DocumentKey?
+    private var all: Set<DocumentKey> = []
+
+    init(ordered: Bool) {
+        self.ordered = ordered
+    }
+
+    mutating func admit(_ key: DocumentKey) throws -> Admission {
+        guard ordered else { return all.insert(key).inserted ? .first(passed: nil) : .again }
+        if let last {
+            if key == last { return .again }
+            guard last < key else { throw ImportFeedOutOfOrder() }
+        }
+        defer { last = key }
+        return .first(passed: KeyRange(from: last.map { $0.bytes + [0] }, to: key.bytes))
+    }
+
+    /// The stored keys still to check once the feed is done.
+    var rest: KeyRange {
+        ordered ? KeyRange(from: last.map { $0.bytes + [0] }, to: nil) : .all
+    }
+
+    /// Whether `key` was fed (known out of order only: in order, `rest` holds no fed key).
+    func contains(_ key: DocumentKey) -> Bool { all.contains(key) }
+}
+
+/// The keys and dots an import changed, for ``TabKeepStore/changes()``: kept only while someone
+/// is subscribed, and at most ``TabKeepStore/importChangeLimit`` keys, so a large import holds no
+/// list the size of the store.
+struct ImportChangeLog {
+    let enabled: Bool
+    private(set) var keys: [DocumentKey] = []
+    private(set) var dots: [Dot] = []
+
+    init(enabled: Bool) {
+        self.enabled = enabled
+    }
+
+    mutating func record(_ key: DocumentKey, dots added: [Dot]) {
+        guard enabled, keys.count < TabKeepStore.importChangeLimit else { return }
+        keys.append(key)
+        dots += added
     }
 }

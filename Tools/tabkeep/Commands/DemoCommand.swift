@@ -1,5 +1,6 @@
 import Foundation
 import TabKeep
+import TabKeepSync
 
 /// `tabkeep demo`: a one-minute walkthrough of what TabKeep does.
 enum DemoCommand {
@@ -96,9 +97,10 @@ enum DemoCommand {
         try draw("tablet", tablet, alice)
         print("")
 
-        let (sent, received) = try SyncCommand.syncPeers(phone, tablet)
+        let exchange = try TabKeepSync.sync(phone, tablet)
         print(
-            "4. Sync phone <-> tablet: \(sent.count) document sent, \(received.count) received. Both moves survive,"
+            "4. Sync phone <-> tablet: \(exchange.documentsToSecond) document sent, \(exchange.documentsToFirst) received."
+                + " Both moves survive,"
         )
         print("   the badge counts add up (3 + 2), the later selection wins, and both devices agree:")
         try draw("phone", phone, alice)

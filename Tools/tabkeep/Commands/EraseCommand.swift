@@ -21,7 +21,7 @@ enum EraseCommand {
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
         let profile = try Values.profile(try arguments.required("profile"))
         let store = try Stores.existing(arguments.positionals[0])
-        let bars = try Stores.liveKeys(store).filter { $0.profile == profile }.map(\.bar)
+        let bars = try store.bars(of: profile)
         if let barText = arguments.value("bar") {
             let bar = try Values.bar(barText)
             guard bars.contains(bar) else {

@@ -16,14 +16,8 @@ enum ProfilesCommand {
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
         let store = try Stores.existing(arguments.positionals[0])
-        var items: [(ProfileID, [BarID])] = []
-        for key in try Stores.liveKeys(store) {
-            if items.last?.0 == key.profile {
-                items[items.count - 1].1.append(key.bar)
-            } else {
-                items.append((key.profile, [key.bar]))
-            }
-        }
+        // The store lists only bars that hold something: erased and reset ones are left out.
+        let items = try store.profiles().map { ($0, try store.bars(of: $0)) }
         if arguments.has("json") {
             let objects = items.map { profile, bars in
                 "{\"profile\":\(Output.json(profile.rawValue)),\"bars\":["

@@ -26,9 +26,8 @@ enum StatCommand {
         for name in ["meta", "documents", "dots", "versions", "catalogs"] {
             databases.append((name, try environment.statistics(of: try environment.database(name))))
         }
-        let live = try Stores.liveKeys(store)
-        let profiles = Set(live.map(\.profile))
-        let bars = live.count
+        let profiles = try store.profiles()
+        let bars = try profiles.reduce(0) { $0 + (try store.bars(of: $1)).count }
         let documents = databases.first { $0.0 == "documents" }!.1.entries
         let vector = try store.versionVector()
         let entries = databases.reduce(0) { $0 + $1.1.entries }

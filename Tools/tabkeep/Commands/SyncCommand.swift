@@ -1,23 +1,32 @@
 import Foundation
 import TabKeep
+import TabKeepSync
 
-/// `tabkeep sync`: exchange edits with another store.
+/// `tabkeep sync`: exchange edits with another store, directly or through a shared folder.
 ///
-/// `--peer` runs the sync protocol of DESIGN.md §6 directly on the store API (each side sends what
-/// the other's version vector lacks). `--folder` waits for TabKeepSync's `FolderTransport`.
+/// Both ways go through TabKeepSync (DESIGN.md §6): `--peer` runs its three-message exchange
+/// (`sync(_:_:maxDrift:)`), `--folder` its `FolderTransport`. The tool adds only checks and words.
 enum SyncCommand {
     static let spec = CommandSpec(
         name: "sync", usage: "STORE (--peer OTHER_STORE | --folder DIR)",
-        summary: "Exchange edits with another store, both ways.",
+        summary: "Exchange edits with another store, both ways, or through a shared folder.",
         details: """
-            --peer OTHER_STORE: each store receives exactly the entries the other lacks (found from
-            its version vector) and merges them in one transaction; afterwards both hold the same
-            documents. Entries stamped more than 5 minutes ahead of this machine's clock are refused.
-            --folder DIR: the per-device log in a replicated folder (needs TabKeepSync; not in this
-            build yet).
+            --peer OTHER_STORE: the two stores exchange sync messages: each receives exactly the
+            entries the other lacks (found from its version vector) and merges them in one
+            transaction; afterwards both hold the same documents.
+            --folder DIR: the per-device log in a replicated folder (iCloud Drive, Dropbox, a
+            network share). The folder must exist. Every other replica's <replica-id>.tkdelta file
+            is applied, then this store's own file is rewritten with what the others lack. Each
+            applied file is listed on stdout. A file that cannot be applied (a bad name, a partial
+            or corrupt file, a symlink) is skipped with "tabkeep: warning: skipped FILE: reason" on
+            stderr and tried again next time; skipped files do not make the sync fail: the exit
+            status is 0 whenever the sync ran, 1 only when this store or its own file failed.
+            Either way, entries stamped more than 5 minutes ahead of this machine's clock are
+            refused and nothing of that message is applied.
 
             Example:
               tabkeep sync ~/stores/phone --peer ~/stores/laptop
+              tabkeep sync ~/stores/phone --folder ~/Dropbox/tabkeep
             """,
         positionals: ["STORE"],
         flags: [FlagSpec(name: "peer", value: "OTHER_STORE"), FlagSpec(name: "folder", value: "DIR")],
@@ -30,10 +39,8 @@ enum SyncCommand {
             throw UsageError(message: "give exactly one of --peer and --folder")
         }
         let store = try Stores.existing(arguments.positionals[0])
-        if folder != nil {
-            // TODO(TabKeepSync): FolderTransport lands with the sync branch; wire it here then.
-            throw ToolError(
-                message: "--folder needs TabKeepSync's FolderTransport, which this build does not have yet")
+        if let folder {
+            return try syncThroughFolder(store, folder)
         }
         let other = try Stores.existing(peer!)
         let here = URL(fileURLWithPath: arguments.positionals[0]).resolvingSymlinksInPath().path
@@ -44,19 +51,26 @@ enum SyncCommand {
                 message: "both stores have replica id \(store.replicaID): one is a backup copy of the other; "
                     + "restore a dump into a new store instead")
         }
-        let (sent, received) = try syncPeers(store, other)
-        print("sent \(sent.count) documents, received \(received.count) documents")
+        let report = try TabKeepSync.sync(store, other)
+        print(
+            "sent \(report.documentsToSecond) documents (\(report.changedInSecond.count) changed there), "
+                + "received \(report.documentsToFirst) documents (\(report.changedInFirst.count) changed here)"
+        )
         return 0
     }
 
-    /// One exchange both ways; returns the keys changed on the peer and here.
-    static func syncPeers(_ here: TabKeepStore, _ there: TabKeepStore) throws -> (
-        sent: [DocumentKey], received: [DocumentKey]
-    ) {
-        let toThere = try here.delta(after: there.versionVector())
-        let sent = try there.apply(toThere.documents, vector: toThere.vector)
-        let toHere = try there.delta(after: here.versionVector())
-        let received = try here.apply(toHere.documents, vector: toHere.vector)
-        return (sent, received)
+    /// One `FolderTransport` sync: applied files on stdout, skipped ones as warnings.
+    static func syncThroughFolder(_ store: TabKeepStore, _ folder: String) throws -> Int32 {
+        let report = try FolderTransport(path: folder, store: store).sync()
+        for file in report.applied {
+            print("applied \(file.name) from replica \(file.sender): \(file.changed.count) documents changed")
+        }
+        for file in report.skipped {
+            Output.warning("skipped \(file)")
+        }
+        print(
+            "wrote \(report.written): \(report.documentsWritten) documents, \(report.bytesWritten) bytes"
+                + (report.skipped.isEmpty ? "" : " (\(report.skipped.count) files skipped)"))
+        return 0
     }
 }

@@ -7,6 +7,11 @@ enum Output {
         FileHandle.standardError.write(Data("tabkeep: error: \(message)\n".utf8))
     }
 
+    /// A problem that did not stop the command: `tabkeep: warning: …` on stderr.
+    static func warning(_ message: String) {
+        FileHandle.standardError.write(Data("tabkeep: warning: \(message)\n".utf8))
+    }
+
     static func note(_ message: String) {
         FileHandle.standardError.write(Data("\(message)\n".utf8))
     }
@@ -46,24 +51,6 @@ enum Stores {
             throw ToolError(message: "no store at \(path)")
         }
         return try TabKeepStore(path: path)
-    }
-
-    /// The (profile, bar) keys whose document holds something live, in key order: erased and reset
-    /// bars keep only tombstones and a clear, and are left out (`TabKeepStore.profiles()` still
-    /// counts tombstones; this is the tool's view until the store's own listing skips them).
-    static func liveKeys(_ store: TabKeepStore) throws -> [DocumentKey] {
-        var keys: [DocumentKey] = []
-        try store.forEachDocument { key, result in
-            switch result {
-            case .success(let document):
-                if document.entries.contains(where: { $0.key != .cleared && $0.value != .removed }) {
-                    keys.append(key)
-                }
-            case .failure:
-                keys.append(key)  // a corrupt document is listed, so someone looks at it
-            }
-        }
-        return keys
     }
 
     /// Opens the store at `path`, creating it if missing.
