@@ -102,7 +102,8 @@ final class ChangeWatchers: Sendable {
 extension TabKeepStore {
     /// Every changed (profile, bar), as it commits: this process's edits at once, other processes'
     /// within ``Options/pollInterval``, syncs included. Each call makes a new stream; it ends when
-    /// the store goes away.
+    /// the store goes away. A stream buffers the newest 4,096 keys: a consumer that falls further
+    /// behind (or one bulk import that changes more) should re-read what it shows.
     ///
     /// ```swift
     /// for await key in store.changes() where key.profile == profile {

@@ -22,6 +22,8 @@ public enum TabKeepError: Error, Hashable, Sendable, CustomStringConvertible {
     case clockDrift(aheadMilliseconds: UInt64, limitMilliseconds: UInt64)
     /// A store directory that cannot be used.
     case invalidDirectory(path: String, reason: String)
+    /// Something the caller supplied failed (an import's feed, say); nothing was written.
+    case failed(String)
 
     /// A sentence naming what is wrong.
     public var description: String {
@@ -48,6 +50,8 @@ public enum TabKeepError: Error, Hashable, Sendable, CustomStringConvertible {
                 "entries are stamped \(ahead) ms ahead of this machine's clock (the limit is \(limit) ms); nothing was applied"
         case .invalidDirectory(let path, let reason):
             return "cannot use \(path) as a store: \(reason)"
+        case .failed(let reason):
+            return reason
         }
     }
 }
@@ -60,7 +64,7 @@ extension TabKeepError {
         case let error as LMDBError: .storage(error)
         case let error as EditError: .invalidEdit(error)
         case let error as IdentifierError: .invalidIdentifier(error)
-        default: .corruptMeta(String(describing: error))
+        default: .failed(String(describing: error))
         }
     }
 }
