@@ -100,10 +100,10 @@ func run(_ executable: String, _ arguments: [String], in directory: TestDirector
 ) {
     let child = try Child(executable, arguments, in: directory)
     let status = child.wait()
-    let output = (try? String(contentsOfFile: child.output, encoding: .utf8)) ?? ""
+    let output = ((try? String(contentsOfFile: child.output, encoding: .utf8)) ?? "") + child.errorText
     try? FileManager.default.removeItem(atPath: child.output)
     try? FileManager.default.removeItem(atPath: child.errors)
-    return (status, output + child.errorText)
+    return (status, output)
 }
 
 /// `tabkeep verify STORE`, the CLI's own checks; returns its output when they fail.
