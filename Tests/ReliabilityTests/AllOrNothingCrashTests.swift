@@ -43,8 +43,10 @@ struct AllOrNothingCrashTests {
         var expected: [[String: Int]] = []
         for (index, prefix) in ["a", "b"].enumerated() {
             let source = try Self.makeStore(
-                directory.sub("source-\(prefix)"), prefix: prefix, count: 300 + index * 100, offset: 1 + index)
-            let dump = FileManager.default.createFile(atPath: directory.sub("\(prefix).tkdump"), contents: nil)
+                directory.sub("source-\(prefix)"), prefix: prefix, count: 300 + index * 100, offset: 1 + index
+            )
+            let dump = FileManager.default.createFile(
+                atPath: directory.sub("\(prefix).tkdump"), contents: nil)
             #expect(dump)
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: directory.sub("\(prefix).tkdump")))
             try source.dump { try handle.write(contentsOf: $0) }
@@ -82,7 +84,8 @@ struct AllOrNothingCrashTests {
         }
         #expect(completed > 0 && completed < kills, "kills should land both before and after the commit")
         report(
-            "restore crash (one restore takes \(duration) s): \(kills) kills survived, \(completed) restores had committed whole, the rest left nothing")
+            "restore crash (one restore takes \(duration) s): \(kills) kills survived, \(completed) restores had committed whole, the rest left nothing"
+        )
     }
 
     @Test func aSyncApplyKilledAtAnyInstantAppliesAllOrNothing() throws {
@@ -112,7 +115,8 @@ struct AllOrNothingCrashTests {
             let path = directory.sub("work-\(round)")
             try FileManager.default.copyItem(atPath: pristine, toPath: path)
             try? FileManager.default.removeItem(atPath: path + "/lock.mdb")
-            let child = try Child(Built.stress, ["apply", path, directory.sub("reply.tksync")], in: directory)
+            let child = try Child(
+                Built.stress, ["apply", path, directory.sub("reply.tksync")], in: directory)
             usleep(Self.instant(within: duration))
             child.kill()
             kills += 1
@@ -132,6 +136,7 @@ struct AllOrNothingCrashTests {
         }
         #expect(completed > 0 && completed < kills, "kills should land both before and after the commit")
         report(
-            "sync apply crash (one apply takes \(duration) s): \(kills) kills survived, \(completed) applies had committed whole, the rest left nothing")
+            "sync apply crash (one apply takes \(duration) s): \(kills) kills survived, \(completed) applies had committed whole, the rest left nothing"
+        )
     }
 }

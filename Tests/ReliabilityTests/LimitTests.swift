@@ -49,9 +49,11 @@ struct LimitTests {
     /// Whether this process may make a private mount namespace (root, or CAP_SYS_ADMIN), where
     /// a read-only bind mount or a tiny tmpfs stops even root, unlike permission bits.
     static let canMount: Bool = {
-        guard let unshare = ["/usr/bin/unshare", "/bin/unshare"].first(where: {
-            FileManager.default.isExecutableFile(atPath: $0)
-        }) else { return false }
+        guard
+            let unshare = ["/usr/bin/unshare", "/bin/unshare"].first(where: {
+                FileManager.default.isExecutableFile(atPath: $0)
+            })
+        else { return false }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: unshare)
         process.arguments = ["-m", "sh", "-c", "mount -t tmpfs -o size=64k tmpfs /mnt"]

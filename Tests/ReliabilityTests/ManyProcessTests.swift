@@ -17,7 +17,8 @@ struct ManyProcessTests {
             let store = try TabKeepStore(path: path)
             try store.registerCatalog(Fixture.catalog)
             for writer in 0..<4 {
-                try store.edit(try ProfileID("w\(writer)-p0"), catalog: Fixture.catalog, Fixture.edits(setting: 0))
+                try store.edit(
+                    try ProfileID("w\(writer)-p0"), catalog: Fixture.catalog, Fixture.edits(setting: 0))
             }
         }
         let writers = try (0..<4).map { writer in
@@ -44,17 +45,22 @@ struct ManyProcessTests {
             let torn = reader.lines.filter { $0.hasPrefix("torn") }
             #expect(torn.isEmpty, "a reader saw: \(torn)")
             #expect(!reader.errorText.contains("tabkeep-stress:"), "a reader failed: \(reader.errorText)")
-            passes += reader.lines.compactMap { $0.hasPrefix("reads ") ? Int($0.split(separator: " ")[1]) : nil }
+            passes +=
+                reader.lines.compactMap { $0.hasPrefix("reads ") ? Int($0.split(separator: " ")[1]) : nil }
                 .max() ?? 0
         }
         #expect(try verifyProblems(path, in: directory) == nil)
         let store = try TabKeepStore(path: path)
         for (name, acked) in acknowledged {
             let shown = try store.document(try ProfileID(name)).map(Fixture.badge) ?? 0
-            #expect(shown == acked || shown == acked + 1, "\(name) shows \(String(describing: shown)), acked \(acked)")
+            #expect(
+                shown == acked || shown == acked + 1,
+                "\(name) shows \(String(describing: shown)), acked \(acked)")
         }
         let edits = acknowledged.values.reduce(0, +)
         #expect(acknowledged.count == 12 && passes > 0)
-        report("many processes: 4 writers made \(edits) acknowledged edits, 4 readers made \(passes)+ full passes, nothing torn or lost")
+        report(
+            "many processes: 4 writers made \(edits) acknowledged edits, 4 readers made \(passes)+ full passes, nothing torn or lost"
+        )
     }
 }

@@ -123,7 +123,8 @@ func killCount(_ base: Int) -> Int {
 /// The catalog and the atomic edit the drivers use (see Tools/tabkeep-stress/Stress.swift).
 enum Fixture {
     static let badgeTab = try! TabID("inbox")
-    static let catalog = try! Catalog(["home", "inbox", "search", "library", "settings"].map { try TabID($0) })
+    static let catalog = try! Catalog(
+        ["home", "inbox", "search", "library", "settings"].map { try TabID($0) })
 
     static func edits(setting value: Int) -> [TabBarEdit] {
         [.setBadge(badgeTab, value), .setBadgeText(badgeTab, String(value))]

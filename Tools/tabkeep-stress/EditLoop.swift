@@ -14,7 +14,9 @@ struct EditLoop {
     init(store: String, options: Options) throws {
         self.store = store
         let name = options.value("durability") ?? "full"
-        guard let durability = Durability(rawValue: name) else { throw StressError("unknown durability \(name)") }
+        guard let durability = Durability(rawValue: name) else {
+            throw StressError("unknown durability \(name)")
+        }
         self.durability = durability
         let count = Int(options.value("profiles") ?? "4") ?? 4
         let prefix = options.value("prefix") ?? ""

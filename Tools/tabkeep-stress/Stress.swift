@@ -101,7 +101,8 @@ enum Line {
 /// a count and a text that disagree.
 enum Fixture {
     static let badgeTab = try! TabID("inbox")
-    static let catalog = try! Catalog(["home", "inbox", "search", "library", "settings"].map { try TabID($0) })
+    static let catalog = try! Catalog(
+        ["home", "inbox", "search", "library", "settings"].map { try TabID($0) })
 
     static func edits(setting value: Int) -> [TabBarEdit] {
         [.setBadge(badgeTab, value), .setBadgeText(badgeTab, String(value))]
