@@ -55,6 +55,23 @@ enum FuzzTarget: String, CaseIterable {
         return 0
     }
 
+    /// SwiftPM links executables with `main` aliased to `tabkeep_fuzz_main`; hand it to libFuzzer.
+    @_cdecl("tabkeep_fuzz_main")
+    public func fuzzMain(
+        _ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+    ) -> Int32 {
+        var count = argc
+        var vector = argv
+        return runFuzzerDriver(&count, &vector, fuzzOneInput)
+    }
+
+    @_silgen_name("LLVMFuzzerRunDriver")
+    func runFuzzerDriver(
+        _ argc: UnsafeMutablePointer<Int32>,
+        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+        _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
+    ) -> Int32
+
     private let fuzzTarget: FuzzTarget = {
         let name = ProcessInfo.processInfo.environment["TABKEEP_FUZZ_TARGET"] ?? ""
         guard let target = FuzzTarget(rawValue: name) else {
