@@ -47,6 +47,20 @@ let package = Package(
             path: "Tools/tabkeep-bench",
             swiftSettings: strict
         ),
+        // Test driver for ReliabilityTests (crash, many-process and limit runs); not a product.
+        .executableTarget(
+            name: "tabkeep-stress",
+            dependencies: ["TabKeep", "TabKeepSync", "LMDBKit"],
+            path: "Tools/tabkeep-stress",
+            swiftSettings: strict
+        ),
+        // Fuzz targets: replays corpus plus mutations normally; libFuzzer entry with -DFUZZING.
+        .executableTarget(
+            name: "tabkeep-fuzz",
+            dependencies: ["TabKeep", "TabKeepSync"],
+            path: "Tools/tabkeep-fuzz",
+            swiftSettings: strict
+        ),
         .testTarget(name: "LMDBKitTests", dependencies: ["LMDBKit"], swiftSettings: strict),
         .testTarget(name: "TabKeepTests", dependencies: ["TabKeep", "LMDBKit"], swiftSettings: strict),
         .testTarget(
@@ -57,6 +71,11 @@ let package = Package(
         .testTarget(
             name: "TabKeepToolTests",
             dependencies: ["TabKeep", "TabKeepSync"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ReliabilityTests",
+            dependencies: ["TabKeep", "TabKeepSync", "LMDBKit"],
             swiftSettings: strict
         ),
     ],

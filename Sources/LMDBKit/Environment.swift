@@ -39,10 +39,14 @@ public final class Environment: @unchecked Sendable {
     let writerLock = WriterLock()
     let mapLock = MapLock()
     let depth = ThreadDepth()
+    /// Opened `MDB_RDONLY` because the filesystem is read-only: reads work, writes throw `EROFS`.
+    let isReadOnly: Bool
 
     private init(
-        handle: OpaquePointer, path: String, configuration: Configuration, databases: [String: Database]
+        handle: OpaquePointer, path: String, configuration: Configuration, databases: [String: Database],
+        isReadOnly: Bool
     ) {
+        self.isReadOnly = isReadOnly
         self.handle = handle
         self.path = path
         self.configuration = configuration
@@ -64,6 +68,7 @@ public final class Environment: @unchecked Sendable {
     ///
     /// Stale reader slots left by dead processes are cleared on open (`mdb_reader_check`), and
     /// every named database of the configuration is opened (created if missing) in one transaction.
+    /// On a read-only filesystem (`EROFS`) it opens `MDB_RDONLY`: reads work, writes throw `EROFS`.
     /// Wraps `mdb_env_create`, `mdb_env_open` and `mdb_dbi_open`.
     public static func open(path: String, configuration: Configuration = .init()) throws(LMDBError)
         -> Environment
@@ -86,11 +91,13 @@ public final class Environment: @unchecked Sendable {
         }
     }
 
-    private static func openNew(path: String, configuration: Configuration) throws(LMDBError) -> Environment {
+    private static func openNew(path: String, configuration: Configuration, readOnly: Bool = false)
+        throws(LMDBError) -> Environment
+    {
         var raw: OpaquePointer?
         try check(mdb_env_create(&raw))
         guard let handle = raw else { throw LMDBError.system(errno: ENOMEM) }
-        var flags = UInt32(MDB_NOTLS)
+        var flags = UInt32(MDB_NOTLS) | (readOnly ? UInt32(MDB_RDONLY) : 0)
         switch configuration.durability {
         case .full: break
         case .metaAsync: flags |= UInt32(MDB_NOMETASYNC)
@@ -111,9 +118,15 @@ public final class Environment: @unchecked Sendable {
         }()
         switch opened {
         case .success(let databases):
-            return Environment(handle: handle, path: path, configuration: configuration, databases: databases)
+            return Environment(
+                handle: handle, path: path, configuration: configuration, databases: databases,
+                isReadOnly: readOnly)
         case .failure(let error):
             mdb_env_close(handle)
+            // A store on a read-only filesystem still reads (LMDB then needs no lock file).
+            if !readOnly, error == .system(errno: EROFS) {
+                return try openNew(path: path, configuration: configuration, readOnly: true)
+            }
             throw error
         }
     }
@@ -204,8 +217,10 @@ public final class Environment: @unchecked Sendable {
     /// Writers in this process are serialized. The closure may run more than once: when the map is
     /// full, the transaction is dropped, the map doubles (up to ``Configuration/maxMapSize``) and
     /// `body` runs again, so it must touch nothing outside its transaction. Starting a write inside
-    /// another transaction on the same thread throws ``LMDBError/nestedTransaction``.
+    /// another transaction on the same thread throws ``LMDBError/nestedTransaction``. On a store
+    /// opened from a read-only filesystem it throws `EROFS` ("Read-only file system").
     public func write<R>(_ body: (borrowing Transaction) throws -> R) throws -> R {
+        guard !isReadOnly else { throw LMDBError.system(errno: EROFS) }
         guard depth.value == 0 else { throw LMDBError.nestedTransaction }
         depth.value = 1
         defer { depth.value = 0 }

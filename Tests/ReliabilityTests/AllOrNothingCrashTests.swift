@@ -1,0 +1,156 @@
+import Foundation
+import TabKeep
+import TabKeepSync
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@Suite("Crash: restore and sync apply killed part-way are all or nothing")
+struct AllOrNothingCrashTests {
+    /// A store (`.deferred`, so building it is quick) with `count` profiles `prefix-pN` whose
+    /// badges are N + `offset`.
+    static func makeStore(_ path: String, prefix: String, count: Int, offset: Int) throws -> TabKeepStore {
+        let store = try TabKeepStore(path: path, options: .init(durability: .deferred))
+        try store.registerCatalog(Fixture.catalog)
+        for index in 0..<count {
+            try store.edit(
+                try ProfileID("\(prefix)-p\(index)"), catalog: Fixture.catalog,
+                Fixture.edits(setting: index + offset))
+        }
+        try store.environment.sync()
+        return store
+    }
+
+    /// Every profile's badge (-1 for a half-applied one), in one snapshot.
+    static func contents(_ path: String) throws -> [String: Int] {
+        let store = try TabKeepStore(path: path)
+        var result: [String: Int] = [:]
+        try store.forEachDocument { key, document in
+            result[key.profile.rawValue] = (try? document.get()).flatMap(Fixture.badge) ?? -1
+        }
+        return result
+    }
+
+    /// A random instant within `seconds`, in microseconds.
+    static func instant(within seconds: Double) -> UInt32 {
+        UInt32(Double.random(in: 0...seconds) * 1_000_000)
+    }
+
+    @Test func aRestoreKilledAtAnyInstantLeavesTheOldOrTheWholeNewContent() throws {
+        let directory = TestDirectory()
+        var expected: [[String: Int]] = []
+        for (index, prefix) in ["a", "b"].enumerated() {
+            let source = try Self.makeStore(
+                directory.sub("source-\(prefix)"), prefix: prefix, count: 300 + index * 100, offset: 1 + index
+            )
+            let dump = FileManager.default.createFile(
+                atPath: directory.sub("\(prefix).tkdump"), contents: nil)
+            #expect(dump)
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: directory.sub("\(prefix).tkdump")))
+            try source.dump { try handle.write(contentsOf: $0) }
+            try handle.close()
+            expected.append(try Self.contents(directory.sub("source-\(prefix)")))
+        }
+        let path = directory.sub("store")
+        // One run to the end, timed, so kills land across the whole restore.
+        let started = Date()
+        let first = try run(Built.stress, ["restore", path, directory.sub("a.tkdump")], in: directory)
+        let duration = Date().timeIntervalSince(started)
+        #expect(first.status == 0, "\(first.output)")
+        var current = 0
+        var (kills, completed) = (0, 0)
+        // Starts at 1.3 times the timed run; widens after a kill before the commit and narrows
+        // after one past it, so kills keep landing on both sides of the commit under any load.
+        var window = duration * 1.3
+        for round in 0..<killCount(40) {
+            let target = 1 - current
+            let child = try Child(
+                Built.stress, ["restore", path, directory.sub(["a", "b"][target] + ".tkdump")], in: directory)
+            usleep(Self.instant(within: window))
+            child.kill()
+            kills += 1
+            if let problems = try verifyProblems(path, in: directory) {
+                Issue.record("round \(round): verify failed: \(problems)")
+                return
+            }
+            let now = try Self.contents(path)
+            if child.process.terminationReason == .exit && child.process.terminationStatus != 0 {
+                Issue.record("round \(round): the restore failed by itself: \(child.errorText)")
+                return
+            }
+            window *= now == expected[target] ? 0.8 : 1.5
+            if now == expected[target] {
+                current = target
+                completed += 1
+            } else if now != expected[current] {
+                let mixed = now.keys.filter { $0.hasPrefix("a-") }.count
+                Issue.record("round \(round): neither old nor new (\(now.count) documents, \(mixed) from a)")
+                return
+            }
+        }
+        #expect(completed > 0 && completed < kills, "kills should land both before and after the commit")
+        report(
+            "restore crash (one restore takes \(duration) s): \(kills) kills survived, \(completed) restores had committed whole, the rest left nothing"
+        )
+    }
+
+    @Test func aSyncApplyKilledAtAnyInstantAppliesAllOrNothing() throws {
+        let directory = TestDirectory()
+        let source = try Self.makeStore(directory.sub("source"), prefix: "m", count: 400, offset: 1)
+        let pristine = directory.sub("pristine")
+        do {
+            let target = try Self.makeStore(pristine, prefix: "t", count: 50, offset: 7)
+            let reply = try SyncSession(store: source).respond(to: SyncSession(store: target).request())
+            #expect(reply.entries.count == 400)
+            try Data(reply.encoded()).write(to: URL(fileURLWithPath: directory.sub("reply.tksync")))
+        }
+        let before = try Self.contents(pristine)
+        var after = before
+        for (key, value) in try Self.contents(directory.sub("source")) { after[key] = value }
+
+        let timed = directory.sub("timed")
+        try FileManager.default.copyItem(atPath: pristine, toPath: timed)
+        let started = Date()
+        let first = try run(Built.stress, ["apply", timed, directory.sub("reply.tksync")], in: directory)
+        let duration = Date().timeIntervalSince(started)
+        #expect(first.status == 0, "\(first.output)")
+        #expect(try Self.contents(timed) == after)
+
+        var (kills, completed) = (0, 0)
+        var window = duration * 1.3  // adapts as in the restore test
+        for round in 0..<killCount(40) {
+            let path = directory.sub("work-\(round)")
+            try FileManager.default.copyItem(atPath: pristine, toPath: path)
+            try? FileManager.default.removeItem(atPath: path + "/lock.mdb")
+            let child = try Child(
+                Built.stress, ["apply", path, directory.sub("reply.tksync")], in: directory)
+            usleep(Self.instant(within: duration))
+            child.kill()
+            kills += 1
+            if let problems = try verifyProblems(path, in: directory) {
+                Issue.record("round \(round): verify failed: \(problems)")
+                return
+            }
+            let now = try Self.contents(path)
+            if child.process.terminationReason == .exit && child.process.terminationStatus != 0 {
+                Issue.record("round \(round): the apply failed by itself: \(child.errorText)")
+                return
+            }
+            window *= now == after ? 0.8 : 1.5
+            if now == after {
+                completed += 1
+            } else if now != before {
+                let applied = now.keys.filter { $0.hasPrefix("m-") }.count
+                Issue.record("round \(round): neither before nor after (\(applied) of 400 applied)")
+                return
+            }
+            try FileManager.default.removeItem(atPath: path)
+        }
+        #expect(completed > 0 && completed < kills, "kills should land both before and after the commit")
+        report(
+            "sync apply crash (one apply takes \(duration) s): \(kills) kills survived, \(completed) applies had committed whole, the rest left nothing"
+        )
+    }
+}
