@@ -1,2 +1,53 @@
 // tabkeep-bench: TabKeep measured side by side with raw LMDB, SQLite and UserDefaults.
-print("tabkeep-bench 0.1.0")
+import Foundation
+
+let options: Options
+do {
+    options = try Options.parse(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    if let message = error.message {
+        FileHandle.standardError.write(Data("tabkeep-bench: \(message)\n\n\(Options.usage)\n".utf8))
+        exit(2)
+    }
+    print(Options.usage)
+    exit(0)
+}
+
+if !options.child.isEmpty {
+    do {
+        try runChild(options.child)
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("tabkeep-bench child: \(error)\n".utf8))
+        exit(1)
+    }
+}
+
+let ownsDirectory = options.directory == nil
+let directory =
+    options.directory
+    ?? (NSTemporaryDirectory() + "/tabkeep-bench-\(ProcessInfo.processInfo.processIdentifier)")
+do {
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    // Foundation on Linux keeps UserDefaults suites under $XDG_CONFIG_HOME: keep them in the bench directory.
+    setenv("XDG_CONFIG_HOME", directory + "/config", 1)
+    let bench = try Bench(options: options, directory: directory)
+    bench.log("tabkeep-bench in \(directory); machine: \(bench.report.machine.summary)")
+    for workload in Workload.allCases where options.only == nil || options.only == workload {
+        bench.log("workload \(workload.rawValue)")
+        switch workload {
+        case .launchRead: try bench.launchRead()
+        case .durableEdit: try bench.durableEdit()
+        case .concurrentEdits: try await bench.concurrentEdits()
+        case .sync: try await bench.syncWorkload()
+        case .dumpRestore: try bench.dumpRestore()
+        }
+    }
+    bench.judgeTargets()
+    print(options.json ? bench.report.json() : bench.report.table())
+    if ownsDirectory { try? FileManager.default.removeItem(atPath: directory) }
+} catch {
+    FileHandle.standardError.write(Data("tabkeep-bench: \(error)\n".utf8))
+    if ownsDirectory { try? FileManager.default.removeItem(atPath: directory) }
+    exit(1)
+}
