@@ -33,7 +33,8 @@ final class Bench {
         self.directory = directory
         self.fixture = try Fixture()
         self.report = Report(
-            machine: Machine.current(), command: "tabkeep-bench " + CommandLine.arguments.dropFirst().joined(separator: " "))
+            machine: Machine.current(),
+            command: "tabkeep-bench " + CommandLine.arguments.dropFirst().joined(separator: " "))
     }
 
     func log(_ message: String) {
@@ -58,7 +59,8 @@ final class Bench {
                 let end = min(start + chunk, count)
                 try loader.importDocuments(mode: .merge, sizeHint: (end - start) * 1_400) { add in
                     for index in start..<end {
-                        try add(DocumentKey(profile: fixture.profile(index), bar: .main), fixture.document(index))
+                        try add(
+                            DocumentKey(profile: fixture.profile(index), bar: .main), fixture.document(index))
                     }
                 }
                 start = end
@@ -66,7 +68,9 @@ final class Bench {
             try loader.environment.sync()
         }
         let store = try TabKeepStore(path: location, options: .init(durability: durability))
-        log("populated \(name): \(scaleLabel(count)) profiles in \(formatTime(Double(nanoseconds() - started)))")
+        log(
+            "populated \(name): \(scaleLabel(count)) profiles in \(formatTime(Double(nanoseconds() - started)))"
+        )
         return store
     }
 
@@ -121,7 +125,8 @@ final class Bench {
             result.append(
                 ResultRow(
                     workload: workload.rawValue, scale: scale, contender: contender.name,
-                    medianNanoseconds: median, p99Nanoseconds: sample.quantile(0.99), operations: sample.count,
+                    medianNanoseconds: median, p99Nanoseconds: sample.quantile(0.99),
+                    operations: sample.count,
                     rate: 1e9 / median, rateUnit: "ops/s", note: notes[contender.name]))
         }
         return result

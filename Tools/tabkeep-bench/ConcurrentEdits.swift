@@ -23,16 +23,19 @@ extension Bench {
                 let started = nanoseconds()
                 let samples: Samples
                 switch name {
-                case names[0]: samples = try await tabKeepWriters(stores.tabKeep, count: count, seconds: slice)
+                case names[0]:
+                    samples = try await tabKeepWriters(stores.tabKeep, count: count, seconds: slice)
                 case names[1]:
                     let path = stores.sqlitePath
-                    samples = try threadWriters(count: count, seconds: slice) { () throws -> (Int, [UInt8], [UInt8]) throws -> Void in
+                    samples = try threadWriters(count: count, seconds: slice) {
+                        () throws -> (Int, [UInt8], [UInt8]) throws -> Void in
                         let connection = try SQLiteDatabase(path: path, synchronous: "FULL")
                         return { _, key, value in try connection.write(key, value) }
                     }
                 default:
                     let raw = stores.raw
-                    samples = try threadWriters(count: count, seconds: slice) { () throws -> (Int, [UInt8], [UInt8]) throws -> Void in
+                    samples = try threadWriters(count: count, seconds: slice) {
+                        () throws -> (Int, [UInt8], [UInt8]) throws -> Void in
                         { _, key, value in try raw.put(key, value) }
                     }
                 }
@@ -49,13 +52,17 @@ extension Bench {
             guard var total = totals[name] else { continue }
             rows.append(
                 ResultRow(
-                    workload: Workload.concurrentEdits.rawValue, scale: "\(scaleLabel(count)), \(Self.writers) writers",
+                    workload: Workload.concurrentEdits.rawValue,
+                    scale: "\(scaleLabel(count)), \(Self.writers) writers",
                     contender: name, medianNanoseconds: total.samples.quantile(0.5),
                     p99Nanoseconds: total.samples.quantile(0.99), operations: total.edits,
                     rate: Double(total.edits) / total.seconds, rateUnit: "edits/s",
-                    note: "median/p99: one writer's wait for a durable edit"))
+                    note: "median/p99: one writer's wait; × raw = time per edit"))
         }
-        Report.ratios(&rows, baseline: names[2])
+        // Throughput workload: the ratio is raw LMDB's edits/s over this contender's (time per edit).
+        if let base = rows.first(where: { $0.contender == names[2] })?.rate {
+            for index in rows.indices { rows[index].ratioToRawLMDB = rows[index].rate.map { base / $0 } }
+        }
         report.rows += rows
     }
 

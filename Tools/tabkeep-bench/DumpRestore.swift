@@ -26,7 +26,8 @@ extension Bench {
                         note: String(
                             format: "%.2f s; peak RSS %d MiB (heap/anon %d MiB, mapped file %d MiB)%@",
                             figures.seconds, figures.peakKiB / 1024, figures.peakAnonKiB / 1024,
-                            figures.peakFileKiB / 1024, figures.bytes > 0 ? ", \(figures.bytes >> 20) MiB dump" : "")))
+                            figures.peakFileKiB / 1024,
+                            figures.bytes > 0 ? ", \(figures.bytes >> 20) MiB dump" : "")))
                 phaseFigures[name + " " + scale] = figures
             }
         }
@@ -93,7 +94,8 @@ func runChild(_ arguments: [String]) throws {
     let seconds = Double(nanoseconds() - started) / 1e9
     let peaks = watcher.stop()
     let figures = PhaseFigures(
-        documents: documents, seconds: seconds, peakKiB: MemoryWatcher.status("VmHWM"), peakAnonKiB: peaks.anon,
+        documents: documents, seconds: seconds, peakKiB: MemoryWatcher.status("VmHWM"),
+        peakAnonKiB: peaks.anon,
         peakFileKiB: peaks.file, bytes: bytes)
     let data = try JSONEncoder().encode(figures)
     FileHandle.standardOutput.write(data)
@@ -108,7 +110,10 @@ final class MemoryWatcher: Sendable {
             while state.withLock({ $0.running }) {
                 let anon = Self.status("RssAnon")
                 let file = Self.status("RssFile")
-                state.withLock { $0.anon = max($0.anon, anon); $0.file = max($0.file, file) }
+                state.withLock {
+                    $0.anon = max($0.anon, anon)
+                    $0.file = max($0.file, file)
+                }
                 usleep(2_000)
             }
         }

@@ -22,7 +22,9 @@ extension Bench {
         let defaults = try UserDefaultsStore(suite: "tabkeep-bench-edit")
         try defaults.load(count: count, value: fixture.bytes)
         let files = try JSONFiles(directory: path("edit-json"))
-        let layouts = (0..<min(count, 64)).map { StoredLayout(fixture.document($0).layout(catalog: fixture.catalog)) }
+        let layouts = (0..<min(count, 64)).map {
+            StoredLayout(fixture.document($0).layout(catalog: fixture.catalog))
+        }
         try files.load(count: count) { layouts[$0 % layouts.count] }
         log("durable-edit \(scale): contenders loaded, measuring")
 
@@ -37,13 +39,16 @@ extension Bench {
         let contenders = [
             Contender(name: "TabKeep .full") { i in try full.edit(profiles[i % n], .addToBadge(badge, 1)) },
             Contender(name: "raw LMDB .full") { i in try rawFull.put(keys[i % n], values[i % n]) },
-            Contender(name: "TabKeep .metaAsync") { i in try metaAsync.edit(profiles[i % n], .addToBadge(badge, 1)) },
+            Contender(name: "TabKeep .metaAsync") { i in
+                try metaAsync.edit(profiles[i % n], .addToBadge(badge, 1))
+            },
             Contender(name: "raw LMDB .metaAsync") { i in try rawMetaAsync.put(keys[i % n], values[i % n]) },
             Contender(name: "SQLite WAL FULL") { i in try sqlite.write(keys[i % n], values[i % n]) },
             Contender(name: "UserDefaults+synchronize") { i in
                 try defaults.write(defaultsKeys[i % n], values[i % n])
             },
-            Contender(name: "JSON file+fsync") { i in try files.save(paths[i % n], layouts[i % layouts.count]) },
+            Contender(name: "JSON file+fsync") { i in try files.save(paths[i % n], layouts[i % layouts.count])
+            },
         ]
         let samples = try interleave(contenders, seconds: options.seconds * 2)
         var rows = rows(.durableEdit, scale: scale, contenders, samples)

@@ -15,7 +15,10 @@ struct Fixture {
     static let dotsPerProfile: UInt64 = 64
 
     init() throws {
-        let names = ["home", "search", "inbox", "library", "profile", "settings", "help", "downloads", "friends", "store"]
+        let names = [
+            "home", "search", "inbox", "library", "profile", "settings", "help", "downloads", "friends",
+            "store",
+        ]
         tabs = try names.map { name throws in try TabID(name) }
         let catalog = try Catalog(tabs)
         self.catalog = catalog

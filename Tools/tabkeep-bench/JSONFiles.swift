@@ -67,10 +67,14 @@ final class JSONFiles {
         let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         let synced = fsync(fd)
         close(fd)
-        guard written == data.count, synced == 0 else { throw BenchError("write \(temporary): errno \(errno)") }
+        guard written == data.count, synced == 0 else {
+            throw BenchError("write \(temporary): errno \(errno)")
+        }
         guard rename(temporary, path) == 0 else { throw BenchError("rename \(temporary): errno \(errno)") }
         let directoryFD = open(directory, O_RDONLY)
         defer { close(directoryFD) }
-        guard directoryFD >= 0, fsync(directoryFD) == 0 else { throw BenchError("fsync \(directory): errno \(errno)") }
+        guard directoryFD >= 0, fsync(directoryFD) == 0 else {
+            throw BenchError("fsync \(directory): errno \(errno)")
+        }
     }
 }

@@ -20,7 +20,9 @@ extension Bench {
                 try suite.load(count: count, value: fixture.bytes)
                 defaults = suite
                 let folder = try JSONFiles(directory: path("json-\(scale)"))
-                try folder.load(count: count) { StoredLayout(fixture.document($0).layout(catalog: fixture.catalog)) }
+                try folder.load(count: count) {
+                    StoredLayout(fixture.document($0).layout(catalog: fixture.catalog))
+                }
                 files = folder
             }
             log("launch-read \(scale): contenders loaded, measuring")
@@ -35,8 +37,11 @@ extension Bench {
                 Contender(name: "TabKeep") { [unowned self] i in
                     sink &+= try store.layout(profiles[i % profiles.count], catalog: catalog).order.count
                 },
-                Contender(name: "raw LMDB") { [unowned self] i in sink &+= try raw.get(keys[i % keys.count]) },
-                Contender(name: "SQLite WAL") { [unowned self] i in sink &+= try sqlite.get(keys[i % keys.count]) },
+                Contender(name: "raw LMDB") { [unowned self] i in sink &+= try raw.get(keys[i % keys.count])
+                },
+                Contender(name: "SQLite WAL") { [unowned self] i in
+                    sink &+= try sqlite.get(keys[i % keys.count])
+                },
             ]
             if let defaults, let files {
                 contenders.append(
@@ -44,7 +49,9 @@ extension Bench {
                         sink &+= try defaults.get(defaultsKeys[i % defaultsKeys.count])
                     })
                 contenders.append(
-                    Contender(name: "JSON files") { [unowned self] i in sink &+= try files.get(paths[i % paths.count]) })
+                    Contender(name: "JSON files") { [unowned self] i in
+                        sink &+= try files.get(paths[i % paths.count])
+                    })
             }
             let samples = try interleave(contenders, seconds: options.seconds)
             var rows = rows(.launchRead, scale: scale, contenders, samples)
@@ -52,7 +59,8 @@ extension Bench {
             if !withPeers {
                 rows.append(
                     ResultRow(
-                        workload: Workload.launchRead.rawValue, scale: scale, contender: "UserDefaults, JSON files",
+                        workload: Workload.launchRead.rawValue, scale: scale,
+                        contender: "UserDefaults, JSON files",
                         note: "not run above \(scaleLabel(peerCap)): a ~1 GiB plist / a million files"))
             }
             report.rows += rows

@@ -31,7 +31,9 @@ struct Options {
         var options = Options()
         var rest = arguments[...]
         func value(_ flag: String) throws(UsageError) -> String {
-            guard let next = rest.popFirst(), !next.hasPrefix("--") else { throw UsageError("\(flag) needs a value") }
+            guard let next = rest.popFirst(), !next.hasPrefix("--") else {
+                throw UsageError("\(flag) needs a value")
+            }
             return next
         }
         while let argument = rest.popFirst() {
@@ -44,7 +46,8 @@ struct Options {
                 var sizes: [Int] = []
                 for part in list.split(separator: ",") {
                     guard let size = Self.count(String(part)), size >= 10 else {
-                        throw UsageError("--profiles: \"\(part)\" is not a count of at least 10 (10k, 100k, 1M)")
+                        throw UsageError(
+                            "--profiles: \"\(part)\" is not a count of at least 10 (10k, 100k, 1M)")
                     }
                     sizes.append(size)
                 }

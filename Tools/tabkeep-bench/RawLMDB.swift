@@ -85,12 +85,15 @@ final class RawLMDB: @unchecked Sendable {
         try Self.check(mdb_txn_commit(txn), "mdb_txn_commit")
     }
 
-    private static func put(_ txn: OpaquePointer?, _ dbi: MDB_dbi, _ key: [UInt8], _ value: [UInt8], flags: UInt32)
+    private static func put(
+        _ txn: OpaquePointer?, _ dbi: MDB_dbi, _ key: [UInt8], _ value: [UInt8], flags: UInt32
+    )
         throws
     {
         let rc = key.withUnsafeBytes { rawKey in
             value.withUnsafeBytes { rawValue in
-                var k = MDB_val(mv_size: rawKey.count, mv_data: UnsafeMutableRawPointer(mutating: rawKey.baseAddress))
+                var k = MDB_val(
+                    mv_size: rawKey.count, mv_data: UnsafeMutableRawPointer(mutating: rawKey.baseAddress))
                 var v = MDB_val(
                     mv_size: rawValue.count, mv_data: UnsafeMutableRawPointer(mutating: rawValue.baseAddress))
                 return mdb_put(txn, dbi, &k, &v, flags)

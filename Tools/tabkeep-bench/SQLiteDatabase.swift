@@ -16,7 +16,8 @@ final class SQLiteDatabase: @unchecked Sendable {
     init(path: String, synchronous: String = "FULL") throws {
         self.path = path
         var raw: OpaquePointer?
-        let rc = sqlite3_open_v2(path, &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+        let rc = sqlite3_open_v2(
+            path, &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
         guard rc == SQLITE_OK, let db = raw else {
             sqlite3_close(raw)
             throw BenchError("sqlite3_open_v2 \(path): \(String(cString: sqlite3_errstr(rc)))")

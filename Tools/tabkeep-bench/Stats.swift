@@ -75,7 +75,9 @@ struct Report: Codable {
 
     /// Fills `ratioToRawLMDB` for `rows` of one workload and scale against the named raw LMDB row.
     static func ratios(_ rows: inout [ResultRow], baseline: String) {
-        guard let base = rows.first(where: { $0.contender == baseline })?.medianNanoseconds, base > 0 else { return }
+        guard let base = rows.first(where: { $0.contender == baseline })?.medianNanoseconds, base > 0 else {
+            return
+        }
         for index in rows.indices {
             if let median = rows[index].medianNanoseconds { rows[index].ratioToRawLMDB = median / base }
         }

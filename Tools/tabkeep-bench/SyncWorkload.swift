@@ -79,7 +79,8 @@ extension Bench {
                 note: "\(Int(entries)) entries, \(bytes / 1024) KiB message; time per delta"))
         report.rows.append(
             ResultRow(
-                workload: Workload.sync.rawValue, scale: scale, contender: "TabKeep apply (decode + merge + commit)",
+                workload: Workload.sync.rawValue, scale: scale,
+                contender: "TabKeep apply (decode + merge + commit)",
                 medianNanoseconds: applyMedian, p99Nanoseconds: apply.quantile(0.99), operations: rounds,
                 rate: entries / applyMedian * 1e9, rateUnit: "entries/s", note: "time per delta"))
     }
@@ -101,7 +102,8 @@ extension Bench {
             ResultRow(
                 workload: Workload.sync.rawValue, scale: "one edit, \(scaleLabel(count)) profiles",
                 contender: "TabKeep exchange (request, reply, apply, final)",
-                medianNanoseconds: times.quantile(0.5), p99Nanoseconds: times.quantile(0.99), operations: times.count,
+                medianNanoseconds: times.quantile(0.5), p99Nanoseconds: times.quantile(0.99),
+                operations: times.count,
                 note: "reply message \(sizes.max() ?? 0) bytes"))
         messageBytes[count] = sizes.max() ?? 0
     }

@@ -27,7 +27,9 @@ extension Bench {
             if let defaults = median(read, scale, "UserDefaults") {
                 check(
                     "launch-read ≥ 50× faster than UserDefaults (\(scale))", defaults >= 50 * tabKeep,
-                    String(format: "UserDefaults %@: %.2f× TabKeep's time", formatTime(defaults), defaults / tabKeep))
+                    String(
+                        format: "UserDefaults %@: %.2f× TabKeep's time", formatTime(defaults),
+                        defaults / tabKeep))
             }
         }
         if let small = median(read, "10k", "TabKeep"), let large = median(read, "1M", "TabKeep") {
@@ -38,7 +40,8 @@ extension Bench {
         let edit = Workload.durableEdit.rawValue
         let editScale = scaleLabel(editProfiles)
         for mode in [".full", ".metaAsync"] {
-            if let ours = median(edit, editScale, "TabKeep " + mode), let raw = median(edit, editScale, "raw LMDB " + mode)
+            if let ours = median(edit, editScale, "TabKeep " + mode),
+                let raw = median(edit, editScale, "raw LMDB " + mode)
             {
                 check(
                     "durable-edit ≤ 1.2× raw LMDB (\(mode))", ours <= 1.2 * raw,
@@ -67,18 +70,22 @@ extension Bench {
                 // "Independent of store size": within 2× across a 100× larger store.
                 check(
                     "one-edit time independent of store size (within 2×)", high <= 2 * low,
-                    times.map { formatTime($0) }.joined(separator: " vs ") + String(format: ": %.2f×", high / low))
+                    times.map { formatTime($0) }.joined(separator: " vs ")
+                        + String(format: ": %.2f×", high / low))
             }
         }
         for scale in ["1M"] + (options.smoke ? scales : []) {
             if let dump = phaseFigures["TabKeep dump " + scale] {
                 let rate = Double(dump.documents) / dump.seconds
-                check("dump ≥ 200k profiles/s (\(scale))", rate >= 200_000, String(format: "%.0f profiles/s", rate))
+                check(
+                    "dump ≥ 200k profiles/s (\(scale))", rate >= 200_000,
+                    String(format: "%.0f profiles/s", rate))
             }
             if let restore = phaseFigures["TabKeep restore (.replace) " + scale] {
                 let rate = Double(restore.documents) / restore.seconds
                 check(
-                    "restore ≥ 100k profiles/s (\(scale))", rate >= 100_000, String(format: "%.0f profiles/s", rate))
+                    "restore ≥ 100k profiles/s (\(scale))", rate >= 100_000,
+                    String(format: "%.0f profiles/s", rate))
             }
             for phase in ["TabKeep dump", "TabKeep restore (.replace)"] {
                 guard let figures = phaseFigures[phase + " " + scale] else { continue }

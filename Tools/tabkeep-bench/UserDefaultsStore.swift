@@ -9,7 +9,9 @@ final class UserDefaultsStore {
     let suite: String
 
     init(suite: String) throws {
-        guard let defaults = UserDefaults(suiteName: suite) else { throw BenchError("UserDefaults suite \(suite)") }
+        guard let defaults = UserDefaults(suiteName: suite) else {
+            throw BenchError("UserDefaults suite \(suite)")
+        }
         self.defaults = defaults
         self.suite = suite
     }

@@ -24,13 +24,13 @@ if !options.child.isEmpty {
 }
 
 let ownsDirectory = options.directory == nil
-let directory =
-    options.directory
-    ?? (NSTemporaryDirectory() + "/tabkeep-bench-\(ProcessInfo.processInfo.processIdentifier)")
+let temporary = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+let directory = options.directory ?? "\(temporary)/tabkeep-bench-\(getpid())"
+// Foundation on Linux keeps UserDefaults suites under $XDG_CONFIG_HOME, read once when it first
+// starts: point it at the bench directory before anything else touches Foundation.
+setenv("XDG_CONFIG_HOME", directory + "/config", 1)
 do {
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    // Foundation on Linux keeps UserDefaults suites under $XDG_CONFIG_HOME: keep them in the bench directory.
-    setenv("XDG_CONFIG_HOME", directory + "/config", 1)
+    try FileManager.default.createDirectory(atPath: directory + "/config", withIntermediateDirectories: true)
     let bench = try Bench(options: options, directory: directory)
     bench.log("tabkeep-bench in \(directory); machine: \(bench.report.machine.summary)")
     for workload in Workload.allCases where options.only == nil || options.only == workload {
