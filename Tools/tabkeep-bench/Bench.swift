@@ -27,6 +27,9 @@ final class Bench {
     /// The largest store UserDefaults and JSON files are populated to: beyond it, one plist of
     /// a gigabyte and a million files would take longer than the whole run.
     var peerCap: Int { options.smoke ? Int.max : 100_000 }
+    /// UserDefaults' cap: on Linux, setting keys one by one grows worse than linearly (100k did
+    /// not finish loading in minutes), so it is measured at 10k only.
+    var defaultsCap: Int { options.smoke ? Int.max : 10_000 }
 
     init(options: Options, directory: String) throws {
         self.options = options

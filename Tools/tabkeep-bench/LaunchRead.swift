@@ -15,10 +15,12 @@ extension Bench {
             let withPeers = count <= peerCap
             var defaults: UserDefaultsStore?
             var files: JSONFiles?
-            if withPeers {
+            if count <= defaultsCap {
                 let suite = try UserDefaultsStore(suite: "tabkeep-bench-read-\(scale)")
                 try suite.load(count: count, value: fixture.bytes)
                 defaults = suite
+            }
+            if withPeers {
                 let folder = try JSONFiles(directory: path("json-\(scale)"))
                 try folder.load(count: count) {
                     StoredLayout(fixture.document($0).layout(catalog: fixture.catalog))
@@ -43,11 +45,13 @@ extension Bench {
                     sink &+= try sqlite.get(keys[i % keys.count])
                 },
             ]
-            if let defaults, let files {
+            if let defaults {
                 contenders.append(
                     Contender(name: "UserDefaults") { [unowned self] i in
                         sink &+= try defaults.get(defaultsKeys[i % defaultsKeys.count])
                     })
+            }
+            if let files {
                 contenders.append(
                     Contender(name: "JSON files") { [unowned self] i in
                         sink &+= try files.get(paths[i % paths.count])
@@ -56,6 +60,14 @@ extension Bench {
             let samples = try interleave(contenders, seconds: options.seconds)
             var rows = rows(.launchRead, scale: scale, contenders, samples)
             Report.ratios(&rows, baseline: "raw LMDB")
+            if count > defaultsCap && withPeers {
+                rows.append(
+                    ResultRow(
+                        workload: Workload.launchRead.rawValue, scale: scale, contender: "UserDefaults",
+                        note:
+                            "not run above \(scaleLabel(defaultsCap)): loading keys one by one did not finish"
+                    ))
+            }
             if !withPeers {
                 rows.append(
                     ResultRow(
