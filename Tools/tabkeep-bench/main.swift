@@ -23,12 +23,21 @@ if !options.child.isEmpty {
     }
 }
 
-let ownsDirectory = options.directory == nil
+// Foundation on Linux keeps UserDefaults suites under $XDG_CONFIG_HOME, read before main runs:
+// so the bench re-executes itself once with it pointed at the bench directory, never at ~/.config.
+let benchDirectoryVariable = "TABKEEP_BENCH_DIRECTORY"
 let temporary = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
-let directory = options.directory ?? "\(temporary)/tabkeep-bench-\(getpid())"
-// Foundation on Linux keeps UserDefaults suites under $XDG_CONFIG_HOME, read once when it first
-// starts: point it at the bench directory before anything else touches Foundation.
-setenv("XDG_CONFIG_HOME", directory + "/config", 1)
+let inherited = getenv(benchDirectoryVariable).map { String(cString: $0) }
+let ownsDirectory = options.directory == nil
+let directory = options.directory ?? inherited ?? "\(temporary)/tabkeep-bench-\(getpid())"
+if inherited == nil {
+    setenv(benchDirectoryVariable, directory, 1)
+    setenv("XDG_CONFIG_HOME", directory + "/config", 1)
+    var arguments = CommandLine.arguments.map { strdup($0) } + [nil]
+    execv("/proc/self/exe", &arguments)
+    FileHandle.standardError.write(Data("tabkeep-bench: cannot re-execute itself: errno \(errno)\n".utf8))
+    exit(1)
+}
 do {
     try FileManager.default.createDirectory(atPath: directory + "/config", withIntermediateDirectories: true)
     let bench = try Bench(options: options, directory: directory)
