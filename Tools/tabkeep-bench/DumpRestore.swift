@@ -1,0 +1,140 @@
+import Foundation
+import Synchronization
+import TabKeep
+
+extension Bench {
+    /// dump and restore: profiles per second and peak resident memory at 100k and 1M profiles,
+    /// each phase in a child process of its own (the bench re-run with a hidden flag), so each
+    /// peak (`VmHWM`) is that phase's alone.
+    func dumpRestore() throws {
+        let sizes = options.smoke ? options.profiles : options.profiles.filter { $0 >= 100_000 }
+        for count in sizes {
+            let scale = scaleLabel(count)
+            let store = try sharedStore(count: count)
+            let file = path("dump-\(scale).jsonl")
+            let target = path("restored-\(scale)")
+            let dump = try child(["dump", store.environment.path, file])
+            let restore = try child(["restore", file, target])
+            try? FileManager.default.removeItem(atPath: file)
+            try? FileManager.default.removeItem(atPath: target)
+            for (name, figures) in [("TabKeep dump", dump), ("TabKeep restore (.replace)", restore)] {
+                report.rows.append(
+                    ResultRow(
+                        workload: Workload.dumpRestore.rawValue, scale: scale, contender: name,
+                        medianNanoseconds: nil, p99Nanoseconds: nil, operations: figures.documents,
+                        rate: Double(figures.documents) / figures.seconds, rateUnit: "profiles/s",
+                        note: String(
+                            format: "%.2f s; peak RSS %d MiB (heap/anon %d MiB, mapped file %d MiB)%@",
+                            figures.seconds, figures.peakKiB / 1024, figures.peakAnonKiB / 1024,
+                            figures.peakFileKiB / 1024,
+                            figures.bytes > 0 ? ", \(figures.bytes >> 20) MiB dump" : "")))
+                phaseFigures[name + " " + scale] = figures
+            }
+        }
+    }
+
+    /// Runs this executable with `--child` and `arguments`, and reads the figures it prints.
+    private func child(_ arguments: [String]) throws -> PhaseFigures {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/proc/self/exe")
+        process.arguments = ["--child"] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw BenchError("child \(arguments.first ?? "") exited with status \(process.terminationStatus)")
+        }
+        return try JSONDecoder().decode(PhaseFigures.self, from: data)
+    }
+}
+
+/// What a dump or restore child reports.
+struct PhaseFigures: Codable {
+    var documents: Int
+    var seconds: Double
+    /// `VmHWM`: the peak resident set, including the store's pages mapped from the file.
+    var peakKiB: Int
+    /// The largest `RssAnon` seen (sampled every 2 ms): the memory the phase allocated.
+    var peakAnonKiB: Int
+    /// The largest `RssFile` seen: pages of the LMDB map (and binary) resident, reclaimable page cache.
+    var peakFileKiB: Int
+    var bytes: Int
+}
+
+/// The child side: `--child dump STORE FILE` or `--child restore FILE STORE`.
+func runChild(_ arguments: [String]) throws {
+    guard arguments.count == 3 else { throw BenchError("--child needs: dump|restore SOURCE TARGET") }
+    let watcher = MemoryWatcher()
+    let started = nanoseconds()
+    var documents = 0
+    var bytes = 0
+    switch arguments[0] {
+    case "dump":
+        let store = try TabKeepStore(path: arguments[1])
+        guard FileManager.default.createFile(atPath: arguments[2], contents: nil),
+            let handle = FileHandle(forWritingAtPath: arguments[2])
+        else { throw BenchError("cannot create \(arguments[2])") }
+        let records = try store.dump { chunk in
+            bytes += chunk.count
+            handle.write(Data(chunk))
+        }
+        try handle.synchronize()
+        try handle.close()
+        documents = try records - store.catalogs().count
+    case "restore":
+        let store = try TabKeepStore(path: arguments[2])
+        let (summary, _) = try store.restore(fromDumpAt: arguments[1], mode: .replace)
+        documents = summary.documents
+        bytes = summary.bytes
+    default:
+        throw BenchError("--child: unknown phase \(arguments[0])")
+    }
+    let seconds = Double(nanoseconds() - started) / 1e9
+    let peaks = watcher.stop()
+    let figures = PhaseFigures(
+        documents: documents, seconds: seconds, peakKiB: MemoryWatcher.status("VmHWM"),
+        peakAnonKiB: peaks.anon,
+        peakFileKiB: peaks.file, bytes: bytes)
+    let data = try JSONEncoder().encode(figures)
+    FileHandle.standardOutput.write(data)
+}
+
+/// Samples `/proc/self/status` on a thread of its own and keeps the peaks of RssAnon and RssFile.
+final class MemoryWatcher: Sendable {
+    private let state = Mutex<(anon: Int, file: Int, running: Bool)>((0, 0, true))
+
+    init() {
+        let thread = Thread { [self] in
+            while state.withLock({ $0.running }) {
+                let anon = Self.status("RssAnon")
+                let file = Self.status("RssFile")
+                state.withLock {
+                    $0.anon = max($0.anon, anon)
+                    $0.file = max($0.file, file)
+                }
+                usleep(2_000)
+            }
+        }
+        thread.start()
+    }
+
+    func stop() -> (anon: Int, file: Int) {
+        let anon = Self.status("RssAnon")
+        let file = Self.status("RssFile")
+        return state.withLock { state in
+            state.running = false
+            return (max(state.anon, anon), max(state.file, file))
+        }
+    }
+
+    /// A `kB` field of `/proc/self/status`, in KiB (0 if absent).
+    static func status(_ field: String) -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+        for line in text.split(separator: "\n") where line.hasPrefix(field + ":") {
+            return line.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+        }
+        return 0
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import TabKeep
+
+extension Bench {
+    /// launch-read: the resolved layout of a random profile among N, against the same bytes
+    /// fetched by raw LMDB, SQLite, UserDefaults, and a JSON file decoded with JSONDecoder.
+    func launchRead() throws {
+        for count in options.profiles {
+            let scale = scaleLabel(count)
+            let store = try sharedStore(count: count)
+            let raw = try RawLMDB(path: path("raw-\(scale)"), mode: .full)
+            try raw.load(count: count, key: fixture.key, value: fixture.bytes)
+            let sqlite = try SQLiteDatabase(path: path("sqlite-\(scale).db"))
+            try sqlite.load(count: count, key: fixture.key, value: fixture.bytes)
+            let withPeers = count <= peerCap
+            var defaults: UserDefaultsStore?
+            var files: JSONFiles?
+            if count <= defaultsCap {
+                let suite = try UserDefaultsStore(suite: "tabkeep-bench-read-\(scale)")
+                try suite.load(count: count, value: fixture.bytes)
+                defaults = suite
+            }
+            if withPeers {
+                let folder = try JSONFiles(directory: path("json-\(scale)"))
+                try folder.load(count: count) {
+                    StoredLayout(fixture.document($0).layout(catalog: fixture.catalog))
+                }
+                files = folder
+            }
+            log("launch-read \(scale): contenders loaded, measuring")
+
+            let picks = sample(among: count, seed: UInt64(count))
+            let profiles = picks.map(fixture.profile)
+            let keys = picks.map(fixture.key)
+            let defaultsKeys = picks.map(UserDefaultsStore.key)
+            let paths = picks.map { files?.path($0) ?? "" }
+            let catalog = fixture.catalog
+            var contenders = [
+                Contender(name: "TabKeep") { [unowned self] i in
+                    sink &+= try store.layout(profiles[i % profiles.count], catalog: catalog).order.count
+                },
+                Contender(name: "raw LMDB") { [unowned self] i in sink &+= try raw.get(keys[i % keys.count])
+                },
+                Contender(name: "SQLite WAL") { [unowned self] i in
+                    sink &+= try sqlite.get(keys[i % keys.count])
+                },
+            ]
+            if let defaults {
+                contenders.append(
+                    Contender(name: "UserDefaults") { [unowned self] i in
+                        sink &+= try defaults.get(defaultsKeys[i % defaultsKeys.count])
+                    })
+            }
+            if let files {
+                contenders.append(
+                    Contender(name: "JSON files") { [unowned self] i in
+                        sink &+= try files.get(paths[i % paths.count])
+                    })
+            }
+            let samples = try interleave(contenders, seconds: options.seconds)
+            var rows = rows(.launchRead, scale: scale, contenders, samples)
+            Report.ratios(&rows, baseline: "raw LMDB")
+            if count > defaultsCap && withPeers {
+                rows.append(
+                    ResultRow(
+                        workload: Workload.launchRead.rawValue, scale: scale, contender: "UserDefaults",
+                        note:
+                            "not run above \(scaleLabel(defaultsCap)): loading keys one by one did not finish"
+                    ))
+            }
+            if !withPeers {
+                rows.append(
+                    ResultRow(
+                        workload: Workload.launchRead.rawValue, scale: scale,
+                        contender: "UserDefaults, JSON files",
+                        note: "not run above \(scaleLabel(peerCap)): a ~1 GiB plist / a million files"))
+            }
+            report.rows += rows
+        }
+    }
+}

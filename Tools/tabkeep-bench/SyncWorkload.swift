@@ -1,0 +1,110 @@
+import Foundation
+import TabKeep
+import TabKeepSync
+
+extension Bench {
+    /// sync: a delta of 10k edits extracted and applied between two stores of 100k profiles;
+    /// one edit exchanged between stores of 10k and of 1M profiles (message bytes and time).
+    func syncWorkload() async throws {
+        let bulkProfiles = options.smoke ? options.profiles[0] : 100_000
+        let bulkEdits = options.smoke ? 100 : 10_000
+        try await bulkDelta(profiles: bulkProfiles, edits: bulkEdits)
+        let sizes = options.smoke ? [options.profiles[0]] : [10_000, 1_000_000]
+        for size in sizes { try oneEdit(profiles: size) }
+    }
+
+    /// Two stores holding the same `count` profiles, under different replica ids, exchanged once.
+    private func pair(_ name: String, count: Int, shared: Bool) throws -> (SyncSession, SyncSession) {
+        let first = shared ? try sharedStore(count: count) : try tabKeepStore("\(name)-a", count: count)
+        let second = try tabKeepStore("\(name)-b", count: count)
+        let a = SyncSession(store: first)
+        let b = SyncSession(store: second)
+        try exchange(a, b)
+        return (a, b)
+    }
+
+    /// One full exchange from `receiver`'s side: request → reply → apply → final → apply.
+    @discardableResult
+    private func exchange(_ sender: SyncSession, _ receiver: SyncSession) throws -> Int {
+        let reply = try SyncMessage(decoding: try sender.respond(to: try receiver.request()).encoded())
+        let bytes = reply.encoded().count
+        if let final = try receiver.receive(reply).reply {
+            try sender.receive(try SyncMessage(decoding: final.encoded()))
+        }
+        return bytes
+    }
+
+    private func bulkDelta(profiles count: Int, edits: Int) async throws {
+        let (a, b) = try pair("sync-bulk-\(scaleLabel(count))", count: count, shared: false)
+        let badge = fixture.tabs[2]
+        let fixture = self.fixture
+        var extract = Samples()
+        var apply = Samples()
+        var entryCounts: [Int] = []
+        var bytes = 0
+        let rounds = options.smoke ? 2 : 3
+        for round in 0..<rounds {
+            // Edits on distinct profiles, committed by group commit (not timed).
+            let store = a.store
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<edits {
+                    group.addTask {
+                        let profile = fixture.profile((index * 7 + round * edits) % count)
+                        try await store.edit(profile, .addToBadge(badge, 1))
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let started = nanoseconds()
+            let reply = try a.respond(to: try b.request()).encoded()
+            let extracted = nanoseconds()
+            let message = try SyncMessage(decoding: reply)
+            let receipt = try b.receive(message)
+            let applied = nanoseconds()
+            if let final = receipt.reply { try a.receive(final) }
+            extract.add(extracted - started)
+            apply.add(applied - extracted)
+            entryCounts.append(message.entries.reduce(0) { $0 + $1.document.entries.count })
+            bytes = reply.count
+        }
+        let entries = Double(entryCounts.max() ?? 0)
+        let scale = "\(scaleLabel(count)) profiles, \(scaleLabel(edits)) edits"
+        let extractMedian = extract.quantile(0.5)
+        let applyMedian = apply.quantile(0.5)
+        report.rows.append(
+            ResultRow(
+                workload: Workload.sync.rawValue, scale: scale, contender: "TabKeep extract (delta + encode)",
+                medianNanoseconds: extractMedian, p99Nanoseconds: extract.quantile(0.99), operations: rounds,
+                rate: entries / extractMedian * 1e9, rateUnit: "entries/s",
+                note: "\(Int(entries)) entries, \(bytes / 1024) KiB message; time per delta"))
+        report.rows.append(
+            ResultRow(
+                workload: Workload.sync.rawValue, scale: scale,
+                contender: "TabKeep apply (decode + merge + commit)",
+                medianNanoseconds: applyMedian, p99Nanoseconds: apply.quantile(0.99), operations: rounds,
+                rate: entries / applyMedian * 1e9, rateUnit: "entries/s", note: "time per delta"))
+    }
+
+    private func oneEdit(profiles count: Int) throws {
+        let shared = options.profiles.contains(count)
+        let (a, b) = try pair("sync-one-\(scaleLabel(count))", count: count, shared: shared)
+        let badge = fixture.tabs[2]
+        var times = Samples()
+        var sizes: [Int] = []
+        var generator = SplitMix(seed: 42)
+        for _ in 0..<(options.smoke ? 3 : 50) {
+            try a.store.edit(fixture.profile(Int(generator.next() % UInt64(count))), .addToBadge(badge, 1))
+            let started = nanoseconds()
+            sizes.append(try exchange(a, b))
+            times.add(nanoseconds() - started)
+        }
+        report.rows.append(
+            ResultRow(
+                workload: Workload.sync.rawValue, scale: "one edit, \(scaleLabel(count)) profiles",
+                contender: "TabKeep exchange (request, reply, apply, final)",
+                medianNanoseconds: times.quantile(0.5), p99Nanoseconds: times.quantile(0.99),
+                operations: times.count,
+                note: "reply message \(sizes.max() ?? 0) bytes"))
+        messageBytes[count] = sizes.max() ?? 0
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+
+extension Bench {
+    /// Judges the targets from the rows: reported, never asserted.
+    func judgeTargets() {
+        var targets: [TargetResult] = []
+        let read = Workload.launchRead.rawValue
+        let scales = options.profiles.map(scaleLabel)
+        func median(_ workload: String, _ scale: String, _ contender: String) -> Double? {
+            report.row(workload, scale, contender)?.medianNanoseconds
+        }
+        func check(_ name: String, _ met: Bool?, _ figures: String) {
+            targets.append(TargetResult(target: name, met: met, figures: figures))
+        }
+        for scale in scales {
+            guard let tabKeep = median(read, scale, "TabKeep") else { continue }
+            if let raw = median(read, scale, "raw LMDB") {
+                check(
+                    "launch-read ≤ 1.5× raw LMDB (\(scale))", tabKeep <= 1.5 * raw,
+                    String(format: "%@ vs %@: %.2f×", formatTime(tabKeep), formatTime(raw), tabKeep / raw))
+            }
+            if let sqlite = median(read, scale, "SQLite WAL") {
+                check(
+                    "launch-read ≥ 5× faster than SQLite (\(scale))", sqlite >= 5 * tabKeep,
+                    String(format: "SQLite %@: %.2f× TabKeep's time", formatTime(sqlite), sqlite / tabKeep))
+            }
+            if let defaults = median(read, scale, "UserDefaults") {
+                check(
+                    "launch-read ≥ 50× faster than UserDefaults (\(scale))", defaults >= 50 * tabKeep,
+                    String(
+                        format: "UserDefaults %@: %.2f× TabKeep's time", formatTime(defaults),
+                        defaults / tabKeep))
+            }
+        }
+        if let small = median(read, "10k", "TabKeep"), let large = median(read, "1M", "TabKeep") {
+            check(
+                "launch-read at 1M ≤ 1.5× at 10k", large <= 1.5 * small,
+                String(format: "%@ vs %@: %.2f×", formatTime(large), formatTime(small), large / small))
+        }
+        let edit = Workload.durableEdit.rawValue
+        let editScale = scaleLabel(editProfiles)
+        for mode in [".full", ".metaAsync"] {
+            if let ours = median(edit, editScale, "TabKeep " + mode),
+                let raw = median(edit, editScale, "raw LMDB " + mode)
+            {
+                check(
+                    "durable-edit ≤ 1.2× raw LMDB (\(mode))", ours <= 1.2 * raw,
+                    String(format: "%@ vs %@: %.2f×", formatTime(ours), formatTime(raw), ours / raw))
+            }
+        }
+        let concurrent = report.rows.filter { $0.workload == Workload.concurrentEdits.rawValue }
+        if let ours = concurrent.first(where: { $0.contender.hasPrefix("TabKeep") })?.rate,
+            let sqlite = concurrent.first(where: { $0.contender.hasPrefix("SQLite") })?.rate
+        {
+            check(
+                "concurrent-edits ≥ 3× SQLite WAL FULL", ours >= 3 * sqlite,
+                String(format: "%.0f vs %.0f edits/s: %.2f×", ours, sqlite, ours / sqlite))
+        }
+        if let apply = report.rows.first(where: { $0.contender.hasPrefix("TabKeep apply") })?.rate {
+            check("sync apply ≥ 300k entries/s", apply >= 300_000, String(format: "%.0f entries/s", apply))
+        }
+        if !messageBytes.isEmpty {
+            let largest = messageBytes.values.max() ?? 0
+            check(
+                "one-edit message < 1 KiB", largest < 1024,
+                messageBytes.sorted { $0.key < $1.key }.map { "\(scaleLabel($0.key)): \($0.value) B" }.joined(
+                    separator: ", "))
+            let times = report.rows.filter { $0.scale.hasPrefix("one edit") }.compactMap(\.medianNanoseconds)
+            if times.count >= 2, let low = times.min(), let high = times.max() {
+                // "Independent of store size": within 2× across a 100× larger store.
+                check(
+                    "one-edit time independent of store size (within 2×)", high <= 2 * low,
+                    times.map { formatTime($0) }.joined(separator: " vs ")
+                        + String(format: ": %.2f×", high / low))
+            }
+        }
+        for scale in ["1M"] + (options.smoke ? scales : []) {
+            if let dump = phaseFigures["TabKeep dump " + scale] {
+                let rate = Double(dump.documents) / dump.seconds
+                check(
+                    "dump ≥ 200k profiles/s (\(scale))", rate >= 200_000,
+                    String(format: "%.0f profiles/s", rate))
+            }
+            if let restore = phaseFigures["TabKeep restore (.replace) " + scale] {
+                let rate = Double(restore.documents) / restore.seconds
+                check(
+                    "restore ≥ 100k profiles/s (\(scale))", rate >= 100_000,
+                    String(format: "%.0f profiles/s", rate))
+            }
+            for phase in ["TabKeep dump", "TabKeep restore (.replace)"] {
+                guard let figures = phaseFigures[phase + " " + scale] else { continue }
+                check(
+                    "\(phase) peak resident < 128 MiB (\(scale))", figures.peakKiB < 128 * 1024,
+                    "VmHWM \(figures.peakKiB / 1024) MiB (heap/anon \(figures.peakAnonKiB / 1024) MiB, mapped store "
+                        + "\(figures.peakFileKiB / 1024) MiB)")
+            }
+        }
+        report.targets = targets
+    }
+}
