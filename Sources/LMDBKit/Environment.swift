@@ -371,8 +371,15 @@ public final class Environment: @unchecked Sendable {
     public var lastTransactionID: Int { info().lastTransactionID }
 
     /// The figures of one database. Wraps `mdb_stat`.
-    public func statistics(of database: Database) throws -> DatabaseStatistics {
-        try read { txn in try txn.statistics(of: database) }
+    public func statistics(of database: Database) throws(LMDBError) -> DatabaseStatistics {
+        // Not through `read { }`: Swift 6.3's optimizer crashes inlining that closure here (release builds).
+        mapLock.lockShared()
+        defer { mapLock.unlock() }
+        let txn = try begin(readOnly: true, nested: depth.value != 0)
+        defer { mdb_txn_abort(txn) }
+        var stat = MDB_stat()
+        try check(mdb_stat(txn, database.dbi, &stat))
+        return DatabaseStatistics(stat)
     }
 
     /// Clears reader slots left by processes that died; returns how many. Wraps `mdb_reader_check`.
