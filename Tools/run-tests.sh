@@ -1,10 +1,35 @@
 #!/usr/bin/env bash
 # The README's second command: installs what is missing, builds, and runs the whole test suite
-# (every test target), then a smoke run of the benchmark.
+# (every test target), the three libFuzzer targets for a bounded count, then a smoke run of the
+# benchmark.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Tools/setup.sh
 swift build --build-tests
 swift test --skip-build
+
+# The decoders under libFuzzer, each for a bounded number of runs from the committed corpus.
+# New inputs go to a scratch directory, never into the corpus. Long runs: see README, "Fuzzing".
+if [ "$(uname -s)" = Linux ]; then
+    swift build --product tabkeep-fuzz --build-path .build-fuzz -Xswiftc -sanitize=fuzzer -Xswiftc -DFUZZING
+    scratch=$(mktemp -d)
+    trap 'rm -rf "$scratch"' EXIT
+    for target in document:200000 message:100000 dump:300; do
+        name=${target%%:*}
+        mkdir -p "$scratch/$name"
+        echo "libFuzzer: $name, ${target##*:} runs"
+        if ! TABKEEP_FUZZ_TARGET=$name .build-fuzz/debug/tabkeep-fuzz -runs="${target##*:}" -max_len=65536 \
+            -print_final_stats=1 "$scratch/$name" "Tests/Fuzz/Corpus/$name" >"$scratch/$name.log" 2>&1; then
+            tail -40 "$scratch/$name.log"
+            echo "libFuzzer: $name failed" >&2
+            exit 1
+        fi
+        grep -E '^(Done|stat::number_of_executed_units)' "$scratch/$name.log"
+    done
+else
+    # Apple's toolchains ship no libFuzzer runtime; the test suite's own FuzzTests still ran above.
+    echo "libFuzzer runs skipped: the Swift toolchain on $(uname -s) has no libFuzzer runtime" >&2
+fi
+
 # The benchmark must keep compiling and running: tiny sizes, a few seconds, no time asserted.
 swift run tabkeep-bench --smoke
