@@ -8,6 +8,9 @@
 public struct Configuration: Hashable, Sendable {
     /// The named databases, created if missing and opened once when the environment opens.
     public var databases: [String]
+    /// The most named databases the environment can hold (`mdb_env_set_maxdbs`): at least the
+    /// number of ``databases``, more to leave room for tools that open others.
+    public var maxDatabases: Int
     /// The most reader slots (concurrent read transactions across all processes). Wraps `mdb_env_set_maxreaders`.
     public var maxReaders: Int
     /// The map size to start with, in bytes; the map doubles on demand up to ``maxMapSize``.
@@ -20,9 +23,11 @@ public struct Configuration: Hashable, Sendable {
     public var fileMode: UInt16
 
     /// A configuration with the given named databases and defaults for everything else:
-    /// 126 readers, a 1 MiB map growing to 64 GiB, `.full` durability, files mode 0600.
+    /// room for just those databases, 126 readers, a 1 MiB map growing to 64 GiB, `.full`
+    /// durability, files mode 0600.
     public init(
         databases: [String] = [],
+        maxDatabases: Int? = nil,
         maxReaders: Int = 126,
         initialMapSize: Int = 1 << 20,
         maxMapSize: Int = 64 << 30,
@@ -30,6 +35,7 @@ public struct Configuration: Hashable, Sendable {
         fileMode: UInt16 = 0o600
     ) {
         self.databases = databases
+        self.maxDatabases = max(maxDatabases ?? 0, databases.count, 1)
         self.maxReaders = maxReaders
         self.initialMapSize = initialMapSize
         self.maxMapSize = maxMapSize

@@ -106,7 +106,7 @@ public final class Environment: @unchecked Sendable {
         let opened: Result<[String: Database], LMDBError> = {
             do throws(LMDBError) {
                 try check(mdb_env_set_maxreaders(handle, UInt32(configuration.maxReaders)))
-                try check(mdb_env_set_maxdbs(handle, MDB_dbi(max(configuration.databases.count, 1))))
+                try check(mdb_env_set_maxdbs(handle, MDB_dbi(configuration.maxDatabases)))
                 try check(mdb_env_set_mapsize(handle, configuration.initialMapSize))
                 try check(mdb_env_open(handle, path, flags, mdb_mode_t(configuration.fileMode)))
                 var dead: Int32 = 0

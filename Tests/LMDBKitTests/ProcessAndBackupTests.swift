@@ -76,3 +76,30 @@ struct ProcessAndBackupTests {
         #expect(env.info().maxReaders == 126)
     }
 }
+
+@Suite("Maps grown by other processes")
+struct MapResizeTests {
+    let directory = TemporaryDirectory()
+
+    @Test func aMapGrownByAnotherProcessIsAdopted() throws {
+        let mdbLoad = try #require(which("mdb_load"), "mdb_load from lmdb-utils is needed")
+        let env = try Environment.open(
+            path: directory.sub("env"), configuration: .init(databases: ["items"], initialMapSize: 64 << 10))
+        let items = try env.database("items")
+        try env.write { txn in try txn.put(items, key: "mine".bytes, value: [1]) }
+        let before = env.info().mapSize
+        // mdb_load, another process, grows the map to the 4 MiB its input names and fills part of it.
+        let input = directory.sub("input.txt")
+        let header = "VERSION=3\nformat=print\ntype=btree\nmapsize=4194304\nHEADER=END\n"
+        let records = (0..<2_000).map { " other\($0)\n " + String(repeating: "x", count: 300) + "\n" }
+        try (header + records.joined() + "DATA=END\n").write(toFile: input, atomically: true, encoding: .utf8)
+        let (status, _) = try run(mdbLoad, ["-s", "items", "-f", input, env.path])
+        #expect(status == 0)
+        try env.read { txn throws in
+            #expect(try txn.get(items, key: "mine".bytes) == [1])
+            #expect(try txn.get(items, key: "other1999".bytes)?.count == 300)
+        }
+        #expect(env.info().mapSize > before)
+        try env.write { txn in try txn.put(items, key: "after".bytes, value: [2]) }
+    }
+}
