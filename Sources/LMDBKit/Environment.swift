@@ -37,6 +37,10 @@ public final class Environment: @unchecked Sendable {
     public let maxKeySize: Int
     private let databases: [String: Database]
     let writerLock = WriterLock()
+    /// Reset read transactions ready to renew, as bit patterns (a pointer is not Sendable).
+    private let readerPool = Mutex<[UInt]>([])
+    /// How many reset read transactions are kept; each holds a reader slot.
+    static let maxPooledReaders = 8
     let mapLock = MapLock()
     let depth = ThreadDepth()
     /// Opened `MDB_RDONLY` because the filesystem is read-only: reads work, writes throw `EROFS`.
@@ -55,6 +59,7 @@ public final class Environment: @unchecked Sendable {
     }
 
     deinit {
+        for txn in readerPool.withLock({ $0 }) { mdb_txn_abort(OpaquePointer(bitPattern: txn)) }
         Environment.registry.withLock { live in
             if let box = live[path], box.environment == nil || box.environment === self {
                 live[path] = nil
@@ -207,9 +212,31 @@ public final class Environment: @unchecked Sendable {
         defer { depth.value = outer }
         mapLock.lockShared()
         defer { mapLock.unlock() }
-        let txn = try begin(readOnly: true, nested: outer != 0)
-        defer { mdb_txn_abort(txn) }
+        let txn = try beginRead(nested: outer != 0)
+        defer { endRead(txn) }
         return try body(Transaction(handle: txn, environment: self, isWritable: false))
+    }
+
+    /// Renews a pooled read transaction (`mdb_txn_renew`: it keeps its reader slot, so no slot is
+    /// searched for and nothing allocated), or begins a new one.
+    private func beginRead(nested: Bool) throws(LMDBError) -> OpaquePointer {
+        let pooled = readerPool.withLock { $0.popLast() }
+        if let pooled, let txn = OpaquePointer(bitPattern: pooled) {
+            if mdb_txn_renew(txn) == 0 { return txn }
+            mdb_txn_abort(txn)  // MAP_RESIZED, say: begin() below adopts it
+        }
+        return try begin(readOnly: true, nested: nested)
+    }
+
+    /// Resets a finished read transaction into the pool (`mdb_txn_reset`), or aborts it when the pool is full.
+    private func endRead(_ txn: OpaquePointer) {
+        mdb_txn_reset(txn)
+        let kept = readerPool.withLock { pool in
+            guard pool.count < Self.maxPooledReaders else { return false }
+            pool.append(UInt(bitPattern: txn))
+            return true
+        }
+        if !kept { mdb_txn_abort(txn) }
     }
 
     /// Runs `body` in a write transaction: it commits when `body` returns and aborts when it throws.
