@@ -100,11 +100,28 @@ struct ByteReader {
     {
         let start = offset
         let bytes = try slice(max: limit, what())
-        guard let text = String(validating: bytes, as: UTF8.self) else {
+        guard let text = Self.text(bytes) else {
             offset = start
             throw fail("\(what()) is not valid UTF-8")
         }
         return text
+    }
+
+    /// The string of `bytes` if they are valid UTF-8, else nil.
+    ///
+    /// `String(validating:as:)` is not specialized in the standard library and looks up generic
+    /// metadata on every call; `String(decoding:as:)` is, and it repairs invalid input, so the
+    /// bytes are valid exactly when the repaired string holds them unchanged.
+    @inline(__always)
+    static func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        let text = String(decoding: bytes, as: UTF8.self)
+        var ascii = true
+        for byte in bytes where byte >= 0x80 {
+            ascii = false
+            break
+        }
+        if ascii { return text }
+        return text.utf8.elementsEqual(bytes) ? text : nil
     }
 
     /// A length-prefixed identifier, checked by the identifier rules.
@@ -117,7 +134,7 @@ struct ByteReader {
             offset = start
             throw fail("\(what()) \(problem)")
         }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
+        guard let text = Self.text(bytes) else {
             offset = start
             throw fail("\(what()) is not valid UTF-8")
         }
