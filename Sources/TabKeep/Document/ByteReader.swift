@@ -24,6 +24,11 @@ struct ByteReader {
 
     /// Unsigned LEB128; rejects overlong encodings and overflow so every value has one encoding.
     mutating func varint() throws(DocumentDecodingError) -> UInt64 {
+        // One byte is the common case (kinds, lengths, small sequences): no loop.
+        if offset < buffer.count, buffer[offset] < 0x80 {
+            defer { offset += 1 }
+            return UInt64(buffer[offset])
+        }
         var result: UInt64 = 0
         var shift: UInt64 = 0
         let start = offset
@@ -73,12 +78,9 @@ struct ByteReader {
 
     mutating func fixed64() throws(DocumentDecodingError) -> UInt64 {
         guard remaining >= 8 else { throw fail("unexpected end in 64-bit value") }
-        var value: UInt64 = 0
-        for index in offset..<offset + 8 {
-            value = value << 8 | UInt64(buffer[index])
-        }
+        let value = UnsafeRawPointer(buffer.baseAddress! + offset).loadUnaligned(as: UInt64.self)
         offset += 8
-        return value
+        return UInt64(bigEndian: value)
     }
 
     /// A length-prefixed run of bytes (1…limit long unless `allowEmpty`), as a slice of the buffer.

@@ -7,9 +7,7 @@
 struct ResolvedBar {
     let catalog: Catalog
     /// The winning live position key, customizable and hidden flag of each catalog tab, by catalog index.
-    private var catalogKeys: [[UInt8]?]
-    private var customizableFlags: [Bool?]
-    private var hiddenFlags: [Bool?]
+    private var states: [TabState]
     /// Position keys of tabs the catalog does not list, keyed by the current (renamed) tab id.
     private var otherKeys: [TabID: [UInt8]] = [:]
     var texts: [TabID: String] = [:]
@@ -28,9 +26,7 @@ struct ResolvedBar {
     init(document: TabBarDocument, catalog: Catalog) {
         self.catalog = catalog
         let count = catalog.tabs.count
-        catalogKeys = Array(repeating: nil, count: count)
-        customizableFlags = Array(repeating: nil, count: count)
-        hiddenFlags = Array(repeating: nil, count: count)
+        states = Array(repeating: TabState(), count: count)
         var winners: [Entry.Key: Entry] = [:]
         let renaming = !catalog.renames.isEmpty
         var cursor = CatalogCursor(catalog: catalog)
@@ -50,14 +46,14 @@ struct ResolvedBar {
                 var bytes: [UInt8]?
                 if case .position(let position) = value { bytes = position }
                 if let index = index(of: tab, kind: 0) {
-                    catalogKeys[index] = bytes
+                    states[index].key = bytes
                 } else {
                     otherKeys[tab] = bytes
                 }
             case (.customizable(let tab), .flag(let flag)):
-                if let index = index(of: tab, kind: 1) { customizableFlags[index] = flag }
+                if let index = index(of: tab, kind: 1) { states[index].customizable = flag }
             case (.hidden(let tab), .flag(let flag)):
-                if let index = index(of: tab, kind: 2) { hiddenFlags[index] = flag }
+                if let index = index(of: tab, kind: 2) { states[index].hidden = flag }
             case (.selection, .selection(let selection)):
                 storedSelection = selection
             case (.badgeText(let tab), .text(let text)):
@@ -76,7 +72,7 @@ struct ResolvedBar {
 
     /// The effective position key of a current tab.
     func key(_ tab: TabID) -> [UInt8]? {
-        if let index = catalog.indexByTab[tab] { return catalogKeys[index] }
+        if let index = catalog.indexByTab[tab] { return states[index].key }
         return otherKeys[tab]
     }
 
@@ -91,12 +87,13 @@ struct ResolvedBar {
     private func isHidden(_ tab: Catalog.Tab, at index: Int?) -> Bool {
         switch tab.placement {
         case .fixed, .movable: false
-        case .default, .optional: index.flatMap { hiddenFlags[$0] } ?? tab.hiddenByDefault
+        case .default, .optional: index.flatMap { states[$0].hidden } ?? tab.hiddenByDefault
         }
     }
 
     private func isCustomizable(_ tab: Catalog.Tab, at index: Int?) -> Bool {
-        tab.placement == .fixed ? false : index.flatMap { customizableFlags[$0] } ?? tab.customizableByDefault
+        tab.placement == .fixed
+            ? false : index.flatMap { states[$0].customizable } ?? tab.customizableByDefault
     }
 
     /// Positioned tabs by (key, id); a tab without a position right after its catalog predecessor
@@ -109,7 +106,7 @@ struct ResolvedBar {
         var positioned: [(key: [UInt8], tab: TabID, index: Int)] = []
         positioned.reserveCapacity(movable.count)
         for (index, catalogIndex) in movable.enumerated() {
-            if let key = catalogKeys[catalogIndex] { positioned.append((key, tabs[catalogIndex].id, index)) }
+            if let key = states[catalogIndex].key { positioned.append((key, tabs[catalogIndex].id, index)) }
         }
         positioned.sort { lhs, rhs in
             lhs.key == rhs.key ? lhs.tab < rhs.tab : lhs.key.lexicographicallyPrecedes(rhs.key)
@@ -118,7 +115,7 @@ struct ResolvedBar {
         order.reserveCapacity(movable.count)
         func appendFollowers(after index: Int) {
             var next = index + 1
-            while next < movable.count, catalogKeys[movable[next]] == nil {
+            while next < movable.count, states[movable[next]].key == nil {
                 order.append(movable[next])
                 next += 1
             }
@@ -191,6 +188,13 @@ struct ResolvedBar {
         }
         return layout
     }
+}
+
+/// What the document says about one catalog tab.
+private struct TabState {
+    var key: [UInt8]?
+    var customizable: Bool?
+    var hidden: Bool?
 }
 
 /// Finds catalog indices for a kind's run of entries, which the document keeps sorted by tab id
