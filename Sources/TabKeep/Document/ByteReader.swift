@@ -24,6 +24,11 @@ struct ByteReader {
 
     /// Unsigned LEB128; rejects overlong encodings and overflow so every value has one encoding.
     mutating func varint() throws(DocumentDecodingError) -> UInt64 {
+        // One byte is the common case (kinds, lengths, small sequences): no loop.
+        if offset < buffer.count, buffer[offset] < 0x80 {
+            defer { offset += 1 }
+            return UInt64(buffer[offset])
+        }
         var result: UInt64 = 0
         var shift: UInt64 = 0
         let start = offset
@@ -73,12 +78,9 @@ struct ByteReader {
 
     mutating func fixed64() throws(DocumentDecodingError) -> UInt64 {
         guard remaining >= 8 else { throw fail("unexpected end in 64-bit value") }
-        var value: UInt64 = 0
-        for index in offset..<offset + 8 {
-            value = value << 8 | UInt64(buffer[index])
-        }
+        let value = UnsafeRawPointer(buffer.baseAddress! + offset).loadUnaligned(as: UInt64.self)
         offset += 8
-        return value
+        return UInt64(bigEndian: value)
     }
 
     /// A length-prefixed run of bytes (1…limit long unless `allowEmpty`), as a slice of the buffer.
@@ -100,11 +102,28 @@ struct ByteReader {
     {
         let start = offset
         let bytes = try slice(max: limit, what())
-        guard let text = String(validating: bytes, as: UTF8.self) else {
+        guard let text = Self.text(bytes) else {
             offset = start
             throw fail("\(what()) is not valid UTF-8")
         }
         return text
+    }
+
+    /// The string of `bytes` if they are valid UTF-8, else nil.
+    ///
+    /// `String(validating:as:)` is not specialized in the standard library and looks up generic
+    /// metadata on every call; `String(decoding:as:)` is, and it repairs invalid input, so the
+    /// bytes are valid exactly when the repaired string holds them unchanged.
+    @inline(__always)
+    static func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        let text = String(decoding: bytes, as: UTF8.self)
+        var ascii = true
+        for byte in bytes where byte >= 0x80 {
+            ascii = false
+            break
+        }
+        if ascii { return text }
+        return text.utf8.elementsEqual(bytes) ? text : nil
     }
 
     /// A length-prefixed identifier, checked by the identifier rules.
@@ -117,7 +136,7 @@ struct ByteReader {
             offset = start
             throw fail("\(what()) \(problem)")
         }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
+        guard let text = Self.text(bytes) else {
             offset = start
             throw fail("\(what()) is not valid UTF-8")
         }

@@ -11,6 +11,10 @@ package struct ByteWriter {
 
     /// Unsigned LEB128, minimal length.
     package mutating func varint(_ value: UInt64) {
+        if value < 0x80 {
+            bytes.append(UInt8(value))
+            return
+        }
         var rest = value
         while rest >= 0x80 {
             bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
@@ -26,12 +30,8 @@ package struct ByteWriter {
 
     /// Eight bytes, big-endian.
     package mutating func fixed64(_ value: UInt64) {
-        var shift: UInt64 = 56
-        while true {
-            bytes.append(UInt8(truncatingIfNeeded: value >> shift))
-            if shift == 0 { break }
-            shift -= 8
-        }
+        // One append of the big-endian representation instead of eight.
+        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
     /// Four bytes, big-endian.

@@ -33,14 +33,30 @@ enum DumpEntryReader {
         }
         let origin = try fields.replica(text: try fields.string("origin"))
         let dotText = try fields.string("dot")
-        let parts = dotText.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2, let sequence = UInt64(parts[1]), sequence > 0 else {
-            throw fields.error("\"dot\" must be REPLICA:SEQUENCE, not \"\(dotText)\"")
-        }
-        let dot = Dot(replica: try fields.replica(text: String(parts[0])), sequence: sequence)
+        let dot = try Self.dot(dotText, fields: fields)
         return Entry(
             key: key, value: entryValue, stamp: Stamp(rawValue: try fields.unsigned("stamp")), origin: origin,
             dot: dot)
+    }
+
+    /// Parses "REPLICA:SEQUENCE". ASCII text (every dump this tool writes) is cut at its one
+    /// colon without the generic `split`, which allocated an array of substrings per entry.
+    private static func dot(_ text: String, fields: DumpFields) throws(DumpError) -> Dot {
+        let utf8 = text.utf8
+        guard !utf8.contains(where: { $0 >= 0x80 }) else {
+            let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count == 2, let sequence = UInt64(parts[1]), sequence > 0 else {
+                throw fields.error("\"dot\" must be REPLICA:SEQUENCE, not \"\(text)\"")
+            }
+            return Dot(replica: try fields.replica(text: String(parts[0])), sequence: sequence)
+        }
+        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")),
+            !utf8[utf8.index(after: colon)...].contains(UInt8(ascii: ":")),
+            let sequence = UInt64(Substring(utf8[utf8.index(after: colon)...])), sequence > 0
+        else {
+            throw fields.error("\"dot\" must be REPLICA:SEQUENCE, not \"\(text)\"")
+        }
+        return Dot(replica: try fields.replica(text: String(Substring(utf8[..<colon]))), sequence: sequence)
     }
 
     private static func value(of key: Entry.Key, _ value: DumpJSONValue, fields: DumpFields) throws(DumpError)

@@ -37,6 +37,27 @@ struct DumpJSONOutput {
         bytes.append(UInt8(ascii: "\""))
     }
 
+    /// Appends a replica id as a JSON string of 16 lowercase hex digits: the bytes of
+    /// `string(replica.description)`, without making the String.
+    mutating func replica(_ replica: ReplicaID) {
+        bytes.append(UInt8(ascii: "\""))
+        var shift = 60
+        while shift >= 0 {
+            bytes.append(Self.hexDigits[Int((replica.rawValue >> UInt64(shift)) & 0x0F)])
+            shift -= 4
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends a dot as the JSON string "REPLICA:SEQUENCE" (the bytes of `string(dot.description)`).
+    mutating func dot(_ dot: Dot) {
+        replica(dot.replica)
+        bytes.removeLast()  // reopen the string after the replica's closing quote
+        bytes.append(UInt8(ascii: ":"))
+        integer(dot.sequence)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
     /// Appends a decimal integer.
     mutating func integer(_ value: some BinaryInteger) {
         bytes.append(contentsOf: String(value).utf8)

@@ -177,6 +177,22 @@ struct DumpJSONParser {
 
     private mutating func string() throws(Failure) -> String {
         index += 1
+        // Most strings hold no escape: make them straight from the line, with no scratch array.
+        var end = index
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"),
+            bytes[end] >= 0x20
+        {
+            end += 1
+        }
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+            let start = index
+            let text = bytes.withUnsafeBufferPointer {
+                ByteReader.text(UnsafeBufferPointer(rebasing: $0[start..<end]))
+            }
+            guard let text else { throw failure("string is not valid UTF-8") }
+            index = end + 1
+            return text
+        }
         var scalars: [UInt8] = []
         while true {
             guard index < bytes.count else { throw failure("unterminated string") }
@@ -184,7 +200,7 @@ struct DumpJSONParser {
             switch byte {
             case UInt8(ascii: "\""):
                 index += 1
-                guard let text = String(validating: scalars, as: UTF8.self) else {
+                guard let text = scalars.withUnsafeBufferPointer({ ByteReader.text($0) }) else {
                     throw failure("string is not valid UTF-8")
                 }
                 return text

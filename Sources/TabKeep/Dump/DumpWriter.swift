@@ -50,7 +50,7 @@ public struct DumpWriter: Sendable {
         output.integer(header.schema)
         output.raw(",")
         output.name("replica")
-        output.string(header.replica.description)
+        output.replica(header.replica)
         output.raw(",")
         output.name("time")
         output.string(header.time)
@@ -195,7 +195,7 @@ public struct DumpWriter: Sendable {
         if case .badgeIncrements(_, let replica) = entry.key {
             output.raw(",")
             output.name("replica")
-            output.string(replica.description)
+            output.replica(replica)
         }
         output.raw(",")
         if entry.value == .removed {
@@ -210,10 +210,10 @@ public struct DumpWriter: Sendable {
         output.integer(entry.stamp.rawValue)
         output.raw(",")
         output.name("origin")
-        output.string(entry.origin.description)
+        output.replica(entry.origin)
         output.raw(",")
         output.name("dot")
-        output.string("\(entry.dot.replica):\(entry.dot.sequence)")
+        output.dot(entry.dot)
         output.raw("}")
     }
 
@@ -221,7 +221,7 @@ public struct DumpWriter: Sendable {
         output.raw("{")
         for (index, (replica, value)) in entries.enumerated() {
             if index > 0 { output.raw(",") }
-            output.string(replica.description)
+            output.replica(replica)
             output.raw(":")
             output.integer(value)
         }
@@ -254,7 +254,7 @@ public struct DumpWriter: Sendable {
             output.raw("{")
             for (index, replica) in vector.replicas.enumerated() {
                 if index > 0 { output.raw(",") }
-                output.string(replica.description)
+                output.replica(replica)
                 output.raw(":")
                 output.integer(vector[replica])
             }

@@ -36,13 +36,48 @@ enum IdentifierRules {
     /// Byte-wise equality: identifiers are compared as stored, never by Unicode equivalence.
     @inline(__always)
     static func equal(_ lhs: String, _ rhs: String) -> Bool {
-        lhs.utf8.elementsEqual(rhs.utf8)
+        if lhs.utf8.count != rhs.utf8.count { return false }
+        let fast = lhs.utf8.withContiguousStorageIfAvailable { left in
+            rhs.utf8.withContiguousStorageIfAvailable { right in compare(left, right) == 0 }
+        }
+        if let fast, let fast { return fast }
+        return lhs.utf8.elementsEqual(rhs.utf8)
     }
 
     /// Byte-wise order, the order LMDB sorts keys in.
     @inline(__always)
     static func less(_ lhs: String, _ rhs: String) -> Bool {
-        lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
+        let fast = lhs.utf8.withContiguousStorageIfAvailable { left in
+            rhs.utf8.withContiguousStorageIfAvailable { right in compare(left, right) < 0 }
+        }
+        if let fast, let fast { return fast }
+        return lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
+    }
+
+    /// Three-way byte-wise comparison: below zero when `lhs` sorts first, zero when equal.
+    @inline(__always)
+    static func compare(_ lhs: String, _ rhs: String) -> Int {
+        let fast = lhs.utf8.withContiguousStorageIfAvailable { left in
+            rhs.utf8.withContiguousStorageIfAvailable { right in compare(left, right) }
+        }
+        if let fast, let fast { return fast }
+        if lhs.utf8.elementsEqual(rhs.utf8) { return 0 }
+        return lhs.utf8.lexicographicallyPrecedes(rhs.utf8) ? -1 : 1
+    }
+
+    /// Three-way byte-wise comparison of two UTF-8 buffers (shorter prefix first), without
+    /// going through the generic sequence algorithms.
+    @inline(__always)
+    static func compare(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Int {
+        let common = min(lhs.count, rhs.count)
+        var index = 0
+        while index < common {
+            let left = lhs[index]
+            let right = rhs[index]
+            if left != right { return left < right ? -1 : 1 }
+            index += 1
+        }
+        return lhs.count == rhs.count ? 0 : (lhs.count < rhs.count ? -1 : 1)
     }
 
     /// Hashes the UTF-8 bytes, consistent with `equal`.

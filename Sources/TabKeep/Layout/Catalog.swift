@@ -62,6 +62,8 @@ public struct Catalog: Hashable, Sendable {
     public private(set) var renames: [TabID: TabID]
     /// Catalog index of each tab.
     let indexByTab: [TabID: Int]
+    /// Catalog indices in the byte order of their ids (the order documents keep their entries in).
+    let indicesByID: [Int]
 
     /// The most tabs a bar holds.
     public static let maxTabs = 256
@@ -88,6 +90,7 @@ public struct Catalog: Hashable, Sendable {
         self.tabs = tabs
         self.renames = renames
         self.indexByTab = index
+        self.indicesByID = tabs.indices.sorted { tabs[$0].id < tabs[$1].id }
     }
 
     /// A catalog of `.default` tabs.

@@ -1,11 +1,15 @@
 /// A document read through a catalog: the winning entry of every current tab (renames read through),
 /// the resolved order and the badge counters. `Layout` and the edits are both computed from it.
+///
+/// Positions and flags of catalog tabs are held in arrays indexed by catalog position, found by
+/// walking the document's sorted entries alongside the catalog's ids in byte order, so the read
+/// path hashes no tab id.
 struct ResolvedBar {
     let catalog: Catalog
-    /// The winning live entry per key, keyed by the current (renamed) tab id.
-    var positions: [TabID: Entry] = [:]
-    var customizableFlags: [TabID: Bool] = [:]
-    var hiddenFlags: [TabID: Bool] = [:]
+    /// The winning live position key, customizable and hidden flag of each catalog tab, by catalog index.
+    private var states: [TabState]
+    /// Position keys of tabs the catalog does not list, keyed by the current (renamed) tab id.
+    private var otherKeys: [TabID: [UInt8]] = [:]
     var texts: [TabID: String] = [:]
     var resets: [TabID: (count: Int64, seen: [ReplicaID: Int64])] = [:]
     var totals: [TabID: [ReplicaID: Int64]] = [:]
@@ -16,11 +20,19 @@ struct ResolvedBar {
     var shown: [TabID] = []
     /// Hidden catalog tabs in resolved order.
     var hiddenTabs: [TabID] = []
+    /// The catalog index of each tab of `shown`.
+    private var shownIndices: [Int] = []
 
     init(document: TabBarDocument, catalog: Catalog) {
         self.catalog = catalog
+        let count = catalog.tabs.count
+        states = Array(repeating: TabState(), count: count)
         var winners: [Entry.Key: Entry] = [:]
         let renaming = !catalog.renames.isEmpty
+        var cursor = CatalogCursor(catalog: catalog)
+        func index(of tab: TabID, kind: UInt8) -> Int? {
+            renaming ? catalog.indexByTab[tab] : cursor.index(of: tab, kind: kind)
+        }
         for entry in document.storage where entry.value != .removed {
             var key = entry.key
             if renaming, let tab = key.tab {
@@ -30,12 +42,18 @@ struct ResolvedBar {
                 if let existing = winners[key], existing.beats(entry) { continue }
             }
             switch (key, entry.value) {
-            case (.position(let tab), _):
-                positions[tab] = entry
+            case (.position(let tab), let value):
+                var bytes: [UInt8]?
+                if case .position(let position) = value { bytes = position }
+                if let index = index(of: tab, kind: 0) {
+                    states[index].key = bytes
+                } else {
+                    otherKeys[tab] = bytes
+                }
             case (.customizable(let tab), .flag(let flag)):
-                customizableFlags[tab] = flag
+                if let index = index(of: tab, kind: 1) { states[index].customizable = flag }
             case (.hidden(let tab), .flag(let flag)):
-                hiddenFlags[tab] = flag
+                if let index = index(of: tab, kind: 2) { states[index].hidden = flag }
             case (.selection, .selection(let selection)):
                 storedSelection = selection
             case (.badgeText(let tab), .text(let text)):
@@ -54,56 +72,76 @@ struct ResolvedBar {
 
     /// The effective position key of a current tab.
     func key(_ tab: TabID) -> [UInt8]? {
-        if case .position(let key)? = positions[tab]?.value { return key }
-        return nil
+        if let index = catalog.indexByTab[tab] { return states[index].key }
+        return otherKeys[tab]
     }
 
     func isHidden(_ tab: Catalog.Tab) -> Bool {
-        switch tab.placement {
-        case .fixed, .movable: false
-        case .default, .optional: hiddenFlags[tab.id] ?? tab.hiddenByDefault
-        }
+        isHidden(tab, at: catalog.indexByTab[tab.id])
     }
 
     func isCustomizable(_ tab: Catalog.Tab) -> Bool {
-        tab.placement == .fixed ? false : customizableFlags[tab.id] ?? tab.customizableByDefault
+        isCustomizable(tab, at: catalog.indexByTab[tab.id])
+    }
+
+    private func isHidden(_ tab: Catalog.Tab, at index: Int?) -> Bool {
+        switch tab.placement {
+        case .fixed, .movable: false
+        case .default, .optional: index.flatMap { states[$0].hidden } ?? tab.hiddenByDefault
+        }
+    }
+
+    private func isCustomizable(_ tab: Catalog.Tab, at index: Int?) -> Bool {
+        tab.placement == .fixed
+            ? false : index.flatMap { states[$0].customizable } ?? tab.customizableByDefault
     }
 
     /// Positioned tabs by (key, id); a tab without a position right after its catalog predecessor
     /// (chained), else first; then fixed tabs at their catalog index of the shown order.
     private mutating func resolveOrder() {
-        let movable = catalog.tabs.filter { $0.placement != .fixed }
+        let tabs = catalog.tabs
+        var movable: [Int] = []
+        movable.reserveCapacity(tabs.count)
+        for index in tabs.indices where tabs[index].placement != .fixed { movable.append(index) }
         var positioned: [(key: [UInt8], tab: TabID, index: Int)] = []
-        for (index, tab) in movable.enumerated() {
-            if let key = key(tab.id) { positioned.append((key, tab.id, index)) }
+        positioned.reserveCapacity(movable.count)
+        for (index, catalogIndex) in movable.enumerated() {
+            if let key = states[catalogIndex].key { positioned.append((key, tabs[catalogIndex].id, index)) }
         }
         positioned.sort { lhs, rhs in
             lhs.key == rhs.key ? lhs.tab < rhs.tab : lhs.key.lexicographicallyPrecedes(rhs.key)
         }
-        var order: [TabID] = []
+        var order: [Int] = []
         order.reserveCapacity(movable.count)
         func appendFollowers(after index: Int) {
             var next = index + 1
-            while next < movable.count, key(movable[next].id) == nil {
-                order.append(movable[next].id)
+            while next < movable.count, states[movable[next]].key == nil {
+                order.append(movable[next])
                 next += 1
             }
         }
         appendFollowers(after: -1)
         for item in positioned {
-            order.append(item.tab)
+            order.append(movable[item.index])
             appendFollowers(after: item.index)
         }
-        movableOrder = order
-        for id in order {
-            if let tab = catalog.tab(id), isHidden(tab) {
-                hiddenTabs.append(id)
+        movableOrder.reserveCapacity(order.count)
+        shown.reserveCapacity(tabs.count)
+        shownIndices.reserveCapacity(tabs.count)
+        for catalogIndex in order {
+            let tab = tabs[catalogIndex]
+            movableOrder.append(tab.id)
+            if isHidden(tab, at: catalogIndex) {
+                hiddenTabs.append(tab.id)
             } else {
-                shown.append(id)
+                shown.append(tab.id)
+                shownIndices.append(catalogIndex)
             }
         }
-        for (index, tab) in catalog.tabs.enumerated() where tab.placement == .fixed {
-            shown.insert(tab.id, at: min(index, shown.count))
+        for (index, tab) in tabs.enumerated() where tab.placement == .fixed {
+            let at = min(index, shown.count)
+            shown.insert(tab.id, at: at)
+            shownIndices.insert(index, at: at)
         }
     }
 
@@ -124,14 +162,23 @@ struct ResolvedBar {
 
     var layout: Layout {
         var layout = Layout(order: shown, hidden: hiddenTabs)
-        for id in shown {
-            if let tab = catalog.tab(id), isCustomizable(tab) { layout.customizable.append(id) }
-            if !totals.isEmpty || !resets.isEmpty {
-                let count = badgeCount(id)
-                if count > 0 { layout.badges[id] = Int(count) }
-            }
-            if let text = texts[id] { layout.badgeTexts[id] = text }
+        let tabs = catalog.tabs
+        var isShown = [Bool](repeating: false, count: tabs.count)
+        for (id, catalogIndex) in zip(shown, shownIndices) {
+            isShown[catalogIndex] = true
+            if isCustomizable(tabs[catalogIndex], at: catalogIndex) { layout.customizable.append(id) }
         }
+        func shows(_ tab: TabID) -> Bool { catalog.indexByTab[tab].map { isShown[$0] } ?? false }
+        // Badges and texts are few: look their tabs up, not every shown tab in them.
+        for tab in totals.keys where shows(tab) {
+            let count = badgeCount(tab)
+            if count > 0 { layout.badges[tab] = Int(count) }
+        }
+        for tab in resets.keys where totals[tab] == nil && shows(tab) {
+            let count = badgeCount(tab)
+            if count > 0 { layout.badges[tab] = Int(count) }
+        }
+        for (tab, text) in texts where shows(tab) { layout.badgeTexts[tab] = text }
         switch storedSelection {
         case .more: layout.selection = .more
         case .none: layout.selection = .none
@@ -140,5 +187,42 @@ struct ResolvedBar {
             layout.selection = catalog.tab(current).map { !isHidden($0) } == true ? .tab(current) : .none
         }
         return layout
+    }
+}
+
+/// What the document says about one catalog tab.
+private struct TabState {
+    var key: [UInt8]?
+    var customizable: Bool?
+    var hidden: Bool?
+}
+
+/// Finds catalog indices for a kind's run of entries, which the document keeps sorted by tab id
+/// bytes: one forward walk over the catalog's ids in byte order, restarting at a new kind (or if
+/// the ids ever go backwards).
+private struct CatalogCursor {
+    let catalog: Catalog
+    var kind = UInt8.max
+    var next = 0
+    var previous: TabID?
+
+    init(catalog: Catalog) {
+        self.catalog = catalog
+    }
+
+    mutating func index(of tab: TabID, kind: UInt8) -> Int? {
+        if kind != self.kind || previous.map({ !($0 < tab) }) ?? false {
+            self.kind = kind
+            next = 0
+        }
+        previous = tab
+        let sorted = catalog.indicesByID
+        while next < sorted.count {
+            let order = IdentifierRules.compare(catalog.tabs[sorted[next]].id.rawValue, tab.rawValue)
+            if order > 0 { return nil }
+            next += 1
+            if order == 0 { return sorted[next - 1] }
+        }
+        return nil
     }
 }

@@ -49,6 +49,7 @@ extension TabKeepStore {
         do {
             let (changed, added): ([DocumentKey], [Dot]) = try environment.write { txn in
                 var replica = try loadReplica(txn)
+                var raises = VersionRaises()
                 var changed: [DocumentKey] = []
                 var added: [Dot] = []
                 for bar in try barsOf(txn, guest) {
@@ -60,17 +61,19 @@ extension TabKeepStore {
                     merged.fold(guestDocument, by: &replica)
                     // An erased guest folds nothing: store no empty account document.
                     if merged != (previous ?? TabBarDocument()) {
-                        added += try saveDocument(txn, accountKey, merged, previous: previous)
+                        added += try saveDocument(
+                            txn, accountKey, merged, previous: previous, raising: &raises)
                         changed.append(accountKey)
                     }
                     if removingGuest {
                         var cleared = guestDocument
                         try cleared.apply(.reset, catalog: .empty, by: &replica)
-                        added += try saveDocument(txn, guestKey, cleared, previous: guestDocument)
+                        added += try saveDocument(
+                            txn, guestKey, cleared, previous: guestDocument, raising: &raises)
                         changed.append(guestKey)
                     }
                 }
-                try saveReplica(txn, replica)
+                try saveReplica(txn, replica, raising: raises)
                 return (changed, added)
             }
             watchers.publish(changed, dots: added)
@@ -132,11 +135,13 @@ extension TabKeepStore {
                     return state.current != (state.previous ?? TabBarDocument())
                 }
                 var added: [Dot] = []
+                var raises = VersionRaises()
                 for key in changed {
                     let state = working[key]!
-                    added += try saveDocument(txn, key, state.current, previous: state.previous)
+                    added += try saveDocument(
+                        txn, key, state.current, previous: state.previous, raising: &raises)
                 }
-                if !changed.isEmpty { try saveReplica(txn, replica) }
+                if !changed.isEmpty { try saveReplica(txn, replica, raising: raises) }
                 return (results, changed, added)
             }
             watchers.publish(changed, dots: added)

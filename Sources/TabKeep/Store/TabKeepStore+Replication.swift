@@ -116,6 +116,7 @@ extension TabKeepStore {
         do {
             let (changed, added): ([DocumentKey], [Dot]) = try environment.write { txn in
                 var replica = try loadReplica(txn)
+                var raises = VersionRaises()
                 var changed: [DocumentKey] = []
                 var added: [Dot] = []
                 for delta in documents {
@@ -123,13 +124,14 @@ extension TabKeepStore {
                     var merged = previous ?? TabBarDocument()
                     merged.merge(delta.document)
                     if merged == previous { continue }
-                    added += try saveDocument(txn, delta.key, merged, previous: previous)
-                    added += try keepClearDot(txn, delta.key, incoming: delta.document, merged: merged)
+                    added += try saveDocument(txn, delta.key, merged, previous: previous, raising: &raises)
+                    added += try keepClearDot(
+                        txn, delta.key, incoming: delta.document, merged: merged, raising: &raises)
                     changed.append(delta.key)
                 }
-                for peer in vector.replicas { try raiseVersion(txn, peer, to: vector[peer]) }
+                for peer in vector.replicas { raises.raise(peer, to: vector[peer]) }
                 replica.clock.observe(newest)
-                try saveReplica(txn, replica)
+                try saveReplica(txn, replica, raising: raises)
                 return (changed, added)
             }
             watchers.publish(changed, dots: added)
@@ -213,6 +215,7 @@ extension TabKeepStore {
                 var report = ImportReport()
                 var log = ImportChangeLog(enabled: listening)
                 var replica = try loadReplica(txn)
+                var raises = VersionRaises()
                 var fed = FedKeys(ordered: keyOrdered)
                 if mode == .replace {
                     // Every document fed writes all its dots again; the documents stay until the feed
@@ -236,7 +239,9 @@ extension TabKeepStore {
                             return
                         }
                         if previous == nil { report.added += 1 } else { report.changed += 1 }
-                        log.record(key, dots: try saveDocument(txn, key, merged, previous: previous))
+                        log.record(
+                            key,
+                            dots: try saveDocument(txn, key, merged, previous: previous, raising: &raises))
                         return
                     }
                     // A stored document that does not decode is replaced: a replace repairs it.
@@ -257,7 +262,10 @@ extension TabKeepStore {
                             report.unchanged += 1
                         } else {
                             report.changed += 1
-                            log.record(key, dots: try saveDocument(txn, key, merged, previous: previous))
+                            log.record(
+                                key,
+                                dots: try saveDocument(txn, key, merged, previous: previous, raising: &raises)
+                            )
                         }
                     case .first(let passed):
                         if let passed {
@@ -266,7 +274,7 @@ extension TabKeepStore {
                         var replacement = TabBarDocument()
                         replacement.merge(document)
                         // `dots` was emptied: write every dot of the document, changed or not.
-                        let added = try saveDocument(txn, key, replacement, previous: nil)
+                        let added = try saveDocument(txn, key, replacement, previous: nil, raising: &raises)
                         if replacement == previous {
                             report.unchanged += 1
                         } else {
@@ -279,7 +287,7 @@ extension TabKeepStore {
                     report.removed += try removeDocuments(txn, in: fed.rest, log: &log) { fed.contains($0) }
                 }
                 replica.clock.observe(newest)
-                try saveReplica(txn, replica)
+                try saveReplica(txn, replica, raising: raises)
                 if dryRun { throw DryRun(report: report) }
                 return (report, log)
             }

@@ -96,12 +96,14 @@ public final class TabKeepStore: Sendable {
         }
         do {
             if !Environment.isOpen(path: path),
-                let schema = try Environment.peek(path: path, database: Records.meta, key: Records.MetaKey.schema)
+                let schema = try Environment.peek(
+                    path: path, database: Records.meta, key: Records.MetaKey.schema)
             {
                 try Self.checkSchema(schema)
             }
             let configuration = Configuration(
-                databases: Records.all, initialMapSize: options.initialMapSize, maxMapSize: options.maxMapSize,
+                databases: Records.all, initialMapSize: options.initialMapSize,
+                maxMapSize: options.maxMapSize,
                 durability: options.durability)
             environment = try Environment.open(path: path, configuration: configuration)
             meta = try environment.database(Records.meta)
@@ -130,7 +132,8 @@ public final class TabKeepStore: Sendable {
     }
 
     /// Reads `meta`, writing it first when the store is new.
-    private static func initializeMeta(_ env: Environment, meta: Database, documents: Database) throws(TabKeepError)
+    private static func initializeMeta(_ env: Environment, meta: Database, documents: Database)
+        throws(TabKeepError)
         -> (ReplicaID, UInt64)
     {
         do {
@@ -139,7 +142,9 @@ public final class TabKeepStore: Sendable {
                 if let existing = try readIdentity(txn, meta: meta) { return existing }
                 let replica = ReplicaID.random()
                 let created = HybridLogicalClock.wallMilliseconds()
-                try txn.put(meta, key: Records.MetaKey.schema, value: Records.bigEndian(UInt64(Records.schemaVersion)))
+                try txn.put(
+                    meta, key: Records.MetaKey.schema, value: Records.bigEndian(UInt64(Records.schemaVersion))
+                )
                 try txn.put(meta, key: Records.MetaKey.replica, value: Records.bigEndian(replica.rawValue))
                 try txn.put(meta, key: Records.MetaKey.clock, value: Records.bigEndian(0))
                 try txn.put(meta, key: Records.MetaKey.sequence, value: Records.bigEndian(0))
@@ -151,10 +156,13 @@ public final class TabKeepStore: Sendable {
         }
     }
 
-    private static func readIdentity(_ txn: borrowing Transaction, meta: Database) throws -> (ReplicaID, UInt64)? {
+    private static func readIdentity(_ txn: borrowing Transaction, meta: Database) throws -> (
+        ReplicaID, UInt64
+    )? {
         guard let schemaBytes = try txn.get(meta, key: Records.MetaKey.schema) else { return nil }
         try checkSchema(schemaBytes)
-        guard let replica = try txn.get(meta, key: Records.MetaKey.replica).flatMap(Records.uint64), replica != 0
+        guard let replica = try txn.get(meta, key: Records.MetaKey.replica).flatMap(Records.uint64),
+            replica != 0
         else { throw TabKeepError.corruptMeta("replica id missing or malformed") }
         let created = try txn.get(meta, key: Records.MetaKey.created).flatMap(Records.uint64) ?? 0
         return (ReplicaID(rawValue: replica), created)
@@ -167,13 +175,20 @@ public final class TabKeepStore: Sendable {
         guard let clock = try txn.get(meta, key: Records.MetaKey.clock).flatMap(Records.uint64),
             let sequence = try txn.get(meta, key: Records.MetaKey.sequence).flatMap(Records.uint64)
         else { throw TabKeepError.corruptMeta("clock or sequence missing or malformed") }
-        return Replica(id: replicaID, clock: HybridLogicalClock(last: Stamp(rawValue: clock)), sequence: sequence)
+        return Replica(
+            id: replicaID, clock: HybridLogicalClock(last: Stamp(rawValue: clock)), sequence: sequence)
     }
 
-    func saveReplica(_ txn: borrowing Transaction, _ replica: Replica) throws {
+    /// Writes the clock and the sequence, then every version the transaction raised (the
+    /// replica's own sequence included), each `versions` record read and written once.
+    func saveReplica(_ txn: borrowing Transaction, _ replica: Replica, raising raises: VersionRaises) throws {
         try txn.put(meta, key: Records.MetaKey.clock, value: Records.bigEndian(replica.clock.last.rawValue))
         try txn.put(meta, key: Records.MetaKey.sequence, value: Records.bigEndian(replica.sequence))
-        try raiseVersion(txn, replica.id, to: replica.sequence)
+        var raises = raises
+        raises.raise(replica.id, to: replica.sequence)
+        for (replica, sequence) in raises.highest.sorted(by: { $0.key < $1.key }) {
+            try raiseVersion(txn, replica, to: sequence)
+        }
     }
 
     func raiseVersion(_ txn: borrowing Transaction, _ replica: ReplicaID, to sequence: UInt64) throws {
@@ -197,29 +212,54 @@ public final class TabKeepStore: Sendable {
     }
 
     /// Writes `document` under `key`, keeping `dots` and `versions` in step: dots that left the
-    /// document are dropped, new ones added and counted into the version vector.
+    /// document are dropped, new ones added and counted into `raises` (written by `saveReplica`).
+    ///
+    /// Both dot lists are sorted, so the difference is one merge walk, and new dots are put in
+    /// key order.
     @discardableResult
     func saveDocument(
-        _ txn: borrowing Transaction, _ key: DocumentKey, _ document: TabBarDocument, previous: TabBarDocument?
+        _ txn: borrowing Transaction, _ key: DocumentKey, _ document: TabBarDocument,
+        previous: TabBarDocument?,
+        raising raises: inout VersionRaises
     ) throws -> [Dot] {
         let keyBytes = key.bytes
-        let old = Set(previous?.dots ?? [])
-        let new = Set(document.dots)
+        let new = Self.unique(document.dots)
+        let old = previous.map { Self.unique($0.dots) } ?? []
         // A superseded clear's context lives on in the merged clear: keep its dot findable.
         let keptClear = document.entries.last?.key == .cleared ? Self.clearDot(previous) : nil
-        for dot in old.subtracting(new) where dot != keptClear {
-            try txn.delete(dots, key: Records.dotKey(dot))
+        var added: [Dot] = []
+        added.reserveCapacity(new.count)
+        var oldIndex = 0
+        var newIndex = 0
+        while oldIndex < old.count || newIndex < new.count {
+            if newIndex == new.count || (oldIndex < old.count && old[oldIndex] < new[newIndex]) {
+                let dot = old[oldIndex]
+                if dot != keptClear { try txn.delete(dots, key: Records.dotKey(dot)) }
+                oldIndex += 1
+            } else if oldIndex == old.count || new[newIndex] < old[oldIndex] {
+                let dot = new[newIndex]
+                try txn.put(dots, key: Records.dotKey(dot), value: keyBytes)
+                raises.raise(dot.replica, to: dot.sequence)
+                added.append(dot)
+                newIndex += 1
+            } else {
+                oldIndex += 1
+                newIndex += 1
+            }
         }
-        var highest: [ReplicaID: UInt64] = [:]
-        let added = new.subtracting(old)
-        for dot in added {
-            try txn.put(dots, key: Records.dotKey(dot), value: keyBytes)
-            highest[dot.replica] = max(highest[dot.replica] ?? 0, dot.sequence)
+        try txn.put(documents, key: keyBytes, value: document.encoded())
+        return added
+    }
+
+    /// A sorted list without repeats.
+    private static func unique(_ sorted: [Dot]) -> [Dot] {
+        var result = sorted
+        var last: Dot?
+        result.removeAll { dot in
+            defer { last = dot }
+            return dot == last
         }
-        for (replica, sequence) in highest { try raiseVersion(txn, replica, to: sequence) }
-        let encoded = document.encoded()
-        try txn.put(documents, key: keyBytes, value: encoded)
-        return Array(added)
+        return result
     }
 
     /// The dot of a document's clear, if it has one.
@@ -231,13 +271,14 @@ public final class TabKeepStore: Sendable {
     /// Indexes the dot of an incoming clear that lost to the stored one (its context was merged
     /// in), so peers lacking that dot still receive the grown context.
     func keepClearDot(
-        _ txn: borrowing Transaction, _ key: DocumentKey, incoming: TabBarDocument, merged: TabBarDocument
+        _ txn: borrowing Transaction, _ key: DocumentKey, incoming: TabBarDocument, merged: TabBarDocument,
+        raising raises: inout VersionRaises
     ) throws -> [Dot] {
         guard let dot = Self.clearDot(incoming), dot != Self.clearDot(merged) else { return [] }
         let dotKey = Records.dotKey(dot)
         guard try txn.get(dots, key: dotKey) == nil else { return [] }
         try txn.put(dots, key: dotKey, value: key.bytes)
-        try raiseVersion(txn, dot.replica, to: dot.sequence)
+        raises.raise(dot.replica, to: dot.sequence)
         return [dot]
     }
 
@@ -355,7 +396,8 @@ public final class TabKeepStore: Sendable {
     }
 
     func storedCatalogIfAny(_ txn: borrowing Transaction, bar: BarID) throws -> Catalog? {
-        try txn.withValue(catalogsDatabase, key: Array(bar.rawValue.utf8)) { bytes throws(TabKeepError) -> Catalog? in
+        try txn.withValue(catalogsDatabase, key: Array(bar.rawValue.utf8)) {
+            bytes throws(TabKeepError) -> Catalog? in
             guard let bytes else { return nil }
             do throws(DocumentDecodingError) {
                 return try Catalog(decoding: bytes)
@@ -395,4 +437,14 @@ public final class TabKeepStore: Sendable {
 
     /// The schema version of this store's records.
     public static var schemaVersion: Int { Records.schemaVersion }
+}
+
+/// The highest sequence per replica that one write transaction added: `versions` is raised once
+/// per replica at the end of the transaction instead of a get and a put per document.
+struct VersionRaises {
+    private(set) var highest: [ReplicaID: UInt64] = [:]
+
+    mutating func raise(_ replica: ReplicaID, to sequence: UInt64) {
+        if sequence > highest[replica] ?? 0 { highest[replica] = sequence }
+    }
 }
