@@ -58,7 +58,7 @@ import Testing
     @Test func randomBytesAreRefused() throws {
         let directory = TemporaryDirectory()
         let (_, session, before) = try fixture(directory)
-        var random = SeededGenerator(seed: 6)
+        var random = SplitMix64(seed: 6)
         for round in 0..<2_000 {
             var bytes = (0..<Int.random(in: 0..<300, using: &random)).map { _ in
                 UInt8.random(in: 0...255, using: &random)

@@ -13,14 +13,14 @@ enum ScriptStep: CaseIterable {
 /// Replicas that edit at random and exchange encoded messages over a lossy network that
 /// duplicates and reorders.
 struct ConvergenceScenario {
-    var random: SeededGenerator
+    var random: SplitMix64
     let stores: [TabKeepStore]
     var inFlight: [(to: Int, bytes: [UInt8])] = []
     var stepsUsed: Set<ScriptStep> = []
     let profiles = [profile("alice"), profile("bob")]
 
     init(seed: UInt64, directory: TemporaryDirectory, name: String = "replica") throws {
-        random = SeededGenerator(seed: seed)
+        random = SplitMix64(seed: seed)
         let count = Int.random(in: 3...5, using: &random)
         stores = try (0..<count).map { try directory.store("\(name)-\($0)") }
         for store in stores { try store.registerCatalog(sevenTabs) }

@@ -137,7 +137,7 @@ final class Bench {
 
     /// Random profile indices among `count`: the same for every contender.
     func sample(among count: Int, size: Int = 10_000, seed: UInt64) -> [Int] {
-        var generator = SplitMix(seed: seed)
+        var generator = SplitMix64(seed: seed)
         return (0..<min(size, max(count, 1) * 4)).map { _ in Int(generator.next() % UInt64(count)) }
     }
 }

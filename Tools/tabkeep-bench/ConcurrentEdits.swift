@@ -74,7 +74,7 @@ extension Bench {
         return try await withThrowingTaskGroup(of: Samples.self) { group in
             for writer in 0..<Self.writers {
                 group.addTask {
-                    var generator = SplitMix(seed: UInt64(writer) &+ 77)
+                    var generator = SplitMix64(seed: UInt64(writer) &+ 77)
                     var samples = Samples()
                     while nanoseconds() < deadline {
                         let profile = fixture.profile(Int(generator.next() % UInt64(count)))
@@ -104,7 +104,7 @@ extension Bench {
             done.enter()
             let thread = Thread {
                 defer { done.leave() }
-                var generator = SplitMix(seed: UInt64(writer) &+ 99)
+                var generator = SplitMix64(seed: UInt64(writer) &+ 99)
                 var samples = Samples()
                 do {
                     let write = try makeWriter()

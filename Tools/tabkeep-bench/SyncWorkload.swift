@@ -91,7 +91,7 @@ extension Bench {
         let badge = fixture.tabs[2]
         var times = Samples()
         var sizes: [Int] = []
-        var generator = SplitMix(seed: 42)
+        var generator = SplitMix64(seed: 42)
         for _ in 0..<(options.smoke ? 3 : 50) {
             try a.store.edit(fixture.profile(Int(generator.next() % UInt64(count))), .addToBadge(badge, 1))
             let started = nanoseconds()

@@ -9,7 +9,7 @@ struct EditLoop {
     let store: String
     let durability: Durability
     let profiles: [ProfileID]
-    var random: SplitMix
+    var random: SplitMix64
 
     init(store: String, options: Options) throws {
         self.store = store
@@ -21,7 +21,7 @@ struct EditLoop {
         let count = Int(options.value("profiles") ?? "4") ?? 4
         let prefix = options.value("prefix") ?? ""
         profiles = try (0..<count).map { try ProfileID("\(prefix)p\($0)") }
-        random = SplitMix(seed: UInt64(options.value("seed") ?? "1") ?? 1)
+        random = SplitMix64(seed: UInt64(options.value("seed") ?? "1") ?? 1)
     }
 
     mutating func run() throws -> Int32 {
@@ -44,17 +44,3 @@ struct EditLoop {
     }
 }
 
-/// A small, seedable generator (SplitMix64), so a failing run can be replayed.
-struct SplitMix: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

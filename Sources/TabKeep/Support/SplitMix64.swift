@@ -1,0 +1,20 @@
+/// SplitMix64: a tiny, fast, seedable random generator, shared within the package by the tests,
+/// the benchmark and the stress driver so that every seeded run can be replayed exactly. Not for
+/// anything that needs unpredictability (replica ids use the system generator).
+package struct SplitMix64: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    /// A generator whose sequence is fixed by `seed`.
+    package init(seed: UInt64) {
+        state = seed
+    }
+
+    /// The next 64 random bits.
+    package mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
