@@ -30,7 +30,6 @@ final class TemporaryDirectory {
     deinit { try? FileManager.default.removeItem(atPath: path) }
 }
 
-
 func tab(_ name: String) -> TabID { try! TabID(name) }
 func profile(_ name: String) -> ProfileID { try! ProfileID(name) }
 

@@ -2,7 +2,6 @@ import Testing
 
 @testable import TabKeep
 
-
 /// A tab id from a literal known to be valid.
 func tab(_ raw: String) -> TabID {
     try! TabID(raw)

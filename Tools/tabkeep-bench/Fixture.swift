@@ -79,4 +79,3 @@ struct Fixture {
     /// The encoded bytes of profile `index`'s document: what every contender stores.
     func bytes(_ index: Int) -> [UInt8] { document(index).encoded() }
 }
-
