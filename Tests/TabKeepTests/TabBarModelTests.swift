@@ -496,3 +496,19 @@ extension TabBarModelTests {
 
     private func tab(_ name: String) throws -> TabID { try TabID(name) }
 }
+
+@Suite("TabBar model customizing order")
+@MainActor
+struct TabBarCustomizingOrderTests {
+    @Test func theCustomizableSubsetStaysInListOrderAfterAMove() throws {
+        let model = TabBarControllerModel()
+        let ids = try ["a", "b", "c", "d"].map { try TabID($0) }
+        try model.setTabIDs(ids)
+        try model.setCustomizableTabIDs([ids[1], ids[2], ids[3]])
+        try model.beginCustomizing()
+        try model.moveTab(ids[3], to: 1)
+        try model.endCustomizing()
+        #expect(model.tabIDs == [ids[0], ids[3], ids[1], ids[2]])
+        #expect(model.customizableTabIDs == [ids[3], ids[1], ids[2]])
+    }
+}

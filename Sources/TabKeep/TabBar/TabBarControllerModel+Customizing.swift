@@ -27,6 +27,7 @@ extension TabBarControllerModel {
         for (slot, moved) in zip(slots, order) {
             tabIDs[slot] = moved
         }
+        customizableTabIDs = tabIDs.filter(movable.contains)  // documented as in list order
     }
 
     /// Closes the session: tells the delegate will-end(changed), then did-end(changed), and reports

@@ -24,7 +24,7 @@ public final class TabBarControllerModel: TabBarHost {
     /// The tab list, in bar order.
     public internal(set) var tabIDs: [TabID] = []
     /// The tabs the user may move when customizing, in list order.
-    public private(set) var customizableTabIDs: [TabID] = []
+    public internal(set) var customizableTabIDs: [TabID] = []
     /// The current selection.
     public private(set) var selection: Selection = .none
     /// How many items the bar shows before it needs More; 5 unless set with ``setMaxVisible(_:)``.
