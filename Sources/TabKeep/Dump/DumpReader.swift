@@ -78,6 +78,12 @@ public final class DumpReader {
         guard let bytes = try readLine() else {
             throw DumpError(line: line + 1, reason: "missing trailer: the dump is truncated")
         }
+        if DumpDocumentScanner.looksLikeDocument(bytes), let record = scannedDocument(bytes) {
+            checksum.update(bytes)
+            checksum.update(CollectionOfOne(0x0A))
+            records += 1
+            return record
+        }
         let value = try parse(bytes)
         let fields = try DumpFields(
             value, context: "", line: line,
@@ -268,6 +274,16 @@ public final class DumpReader {
         } catch {
             throw fields.error("invalid document for \(what): \(error.reason)")
         }
+    }
+
+    /// The document of a line in the writer's exact shape, read without the JSON tree; nil when
+    /// the line is anything else or has any problem, so the generic path reads it and names it.
+    private func scannedDocument(_ bytes: [UInt8]) -> DumpRecord? {
+        guard let (key, entries) = try? DumpDocumentScanner.scan(bytes) else { return nil }
+        if let lastDocument, !(lastDocument < key) { return nil }
+        guard let document = try? TabBarDocument(entries: entries) else { return nil }
+        lastDocument = key
+        return .document(key: key, document: document)
     }
 
     private func trailer(_ value: DumpJSONValue) throws(DumpError) {
