@@ -28,7 +28,7 @@ public final class DumpReader {
     private var buffer: [UInt8] = []
     private var start = 0
     private var endOfFile = false
-    private var checksum = CRC32()
+    private var checksum = DumpCRC32()
     private var records = 0
     private var lastCatalog: BarID?
     private var lastDocument: DocumentKey?
@@ -46,7 +46,7 @@ public final class DumpReader {
         }
         header = try parseHeader(first)
         checksum.update(first)
-        checksum.update(CollectionOfOne(0x0A))
+        checksum.update(byte: 0x0A)
     }
 
     deinit {
@@ -80,7 +80,7 @@ public final class DumpReader {
         }
         if DumpDocumentScanner.looksLikeDocument(bytes), let record = scannedDocument(bytes) {
             checksum.update(bytes)
-            checksum.update(CollectionOfOne(0x0A))
+            checksum.update(byte: 0x0A)
             records += 1
             return record
         }
@@ -92,13 +92,13 @@ public final class DumpReader {
         case "catalog":
             let record = try catalog(value)
             checksum.update(bytes)
-            checksum.update(CollectionOfOne(0x0A))
+            checksum.update(byte: 0x0A)
             records += 1
             return record
         case "document":
             let record = try document(value)
             checksum.update(bytes)
-            checksum.update(CollectionOfOne(0x0A))
+            checksum.update(byte: 0x0A)
             records += 1
             return record
         case "trailer":
