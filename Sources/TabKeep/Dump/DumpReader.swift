@@ -120,7 +120,15 @@ public final class DumpReader {
     private func readLine() throws(DumpError) -> [UInt8]? {
         var searchFrom = start
         while true {
-            if let newline = buffer[searchFrom...].firstIndex(of: 0x0A) {
+            // memchr instead of a byte-by-byte `firstIndex(of:)` over the slice.
+            let from = searchFrom
+            let found = buffer.withUnsafeBufferPointer { all -> Int? in
+                guard from < all.count, let base = all.baseAddress,
+                    let hit = memchr(base + from, 0x0A, all.count - from)
+                else { return nil }
+                return UnsafeRawPointer(hit) - UnsafeRawPointer(base)
+            }
+            if let newline = found {
                 let lineBytes = Array(buffer[start..<newline])
                 start = newline + 1
                 line += 1
