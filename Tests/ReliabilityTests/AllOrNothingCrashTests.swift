@@ -38,6 +38,27 @@ struct AllOrNothingCrashTests {
         UInt32(Double.random(in: 0...seconds) * 1_000_000)
     }
 
+    /// Kills `child` at a random instant within `window` seconds, then checks that the store at
+    /// `path` verifies and that the child did not fail by itself. Returns the store's contents, or
+    /// nil after recording the problem.
+    static func killAndInspect(
+        _ child: Child, within window: Double, store path: String, in directory: TestDirectory, round: Int,
+        what: String
+    ) throws -> [String: Int]? {
+        usleep(instant(within: window))
+        child.kill()
+        if let problems = try verifyProblems(path, in: directory) {
+            Issue.record("round \(round): verify failed: \(problems)")
+            return nil
+        }
+        let now = try contents(path)
+        if child.process.terminationReason == .exit && child.process.terminationStatus != 0 {
+            Issue.record("round \(round): the \(what) failed by itself: \(child.errorText)")
+            return nil
+        }
+        return now
+    }
+
     @Test func aRestoreKilledAtAnyInstantLeavesTheOldOrTheWholeNewContent() throws {
         let directory = TestDirectory()
         var expected: [[String: Int]] = []
@@ -68,18 +89,11 @@ struct AllOrNothingCrashTests {
             let target = 1 - current
             let child = try Child(
                 Built.stress, ["restore", path, directory.sub(["a", "b"][target] + ".tkdump")], in: directory)
-            usleep(Self.instant(within: window))
-            child.kill()
             kills += 1
-            if let problems = try verifyProblems(path, in: directory) {
-                Issue.record("round \(round): verify failed: \(problems)")
-                return
-            }
-            let now = try Self.contents(path)
-            if child.process.terminationReason == .exit && child.process.terminationStatus != 0 {
-                Issue.record("round \(round): the restore failed by itself: \(child.errorText)")
-                return
-            }
+            guard
+                let now = try Self.killAndInspect(
+                    child, within: window, store: path, in: directory, round: round, what: "restore")
+            else { return }
             window *= now == expected[target] ? 0.8 : 1.5
             if now == expected[target] {
                 current = target
@@ -126,18 +140,11 @@ struct AllOrNothingCrashTests {
             try? FileManager.default.removeItem(atPath: path + "/lock.mdb")
             let child = try Child(
                 Built.stress, ["apply", path, directory.sub("reply.tksync")], in: directory)
-            usleep(Self.instant(within: duration))
-            child.kill()
             kills += 1
-            if let problems = try verifyProblems(path, in: directory) {
-                Issue.record("round \(round): verify failed: \(problems)")
-                return
-            }
-            let now = try Self.contents(path)
-            if child.process.terminationReason == .exit && child.process.terminationStatus != 0 {
-                Issue.record("round \(round): the apply failed by itself: \(child.errorText)")
-                return
-            }
+            guard
+                let now = try Self.killAndInspect(
+                    child, within: window, store: path, in: directory, round: round, what: "apply")
+            else { return }
             window *= now == after ? 0.8 : 1.5
             if now == after {
                 completed += 1
