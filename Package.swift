@@ -62,7 +62,12 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "LMDBKitTests", dependencies: ["LMDBKit"], swiftSettings: strict),
-        .testTarget(name: "TabKeepTests", dependencies: ["TabKeep", "LMDBKit"], swiftSettings: strict),
+        // Test targets that spawn the built tools depend on them, so `swift test` alone builds them.
+        .testTarget(
+            name: "TabKeepTests",
+            dependencies: ["TabKeep", "LMDBKit", "tabkeep"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "TabKeepSyncTests",
             dependencies: ["TabKeepSync", "TabKeep", "LMDBKit"],
@@ -70,12 +75,12 @@ let package = Package(
         ),
         .testTarget(
             name: "TabKeepToolTests",
-            dependencies: ["TabKeep", "TabKeepSync"],
+            dependencies: ["TabKeep", "TabKeepSync", "tabkeep"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "ReliabilityTests",
-            dependencies: ["TabKeep", "TabKeepSync", "LMDBKit"],
+            dependencies: ["TabKeep", "TabKeepSync", "LMDBKit", "tabkeep", "tabkeep-stress", "tabkeep-fuzz"],
             swiftSettings: strict
         ),
     ],
