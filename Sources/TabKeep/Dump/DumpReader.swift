@@ -28,7 +28,7 @@ public final class DumpReader {
     private var buffer: [UInt8] = []
     private var start = 0
     private var endOfFile = false
-    private var checksum = DumpCRC32()
+    private var checksum = CRC32()
     private var records = 0
     private var lastCatalog: BarID?
     private var lastDocument: DocumentKey?
@@ -84,10 +84,7 @@ public final class DumpReader {
         if scansDocumentLines, DumpDocumentScanner.looksLikeDocument(bytes),
             let record = scannedDocument(bytes)
         {
-            checksum.update(bytes)
-            checksum.update(byte: 0x0A)
-            records += 1
-            return record
+            return counted(record, line: bytes)
         }
         let value = try parse(bytes)
         let fields = try DumpFields(
@@ -96,16 +93,10 @@ public final class DumpReader {
         switch try fields.string("type") {
         case "catalog":
             let record = try catalog(value)
-            checksum.update(bytes)
-            checksum.update(byte: 0x0A)
-            records += 1
-            return record
+            return counted(record, line: bytes)
         case "document":
             let record = try document(value)
-            checksum.update(bytes)
-            checksum.update(byte: 0x0A)
-            records += 1
-            return record
+            return counted(record, line: bytes)
         case "trailer":
             try trailer(value)
             finished = true
@@ -116,6 +107,14 @@ public final class DumpReader {
         case let other:
             throw DumpError(line: line, reason: "unknown record type \"\(other)\"")
         }
+    }
+
+    /// Counts a catalog or document record and adds its line (and newline) to the checksum.
+    private func counted(_ record: DumpRecord, line bytes: [UInt8]) -> DumpRecord {
+        checksum.update(bytes)
+        checksum.update(byte: 0x0A)
+        records += 1
+        return record
     }
 
     // MARK: Lines

@@ -14,7 +14,7 @@
 /// CRC-32 of every byte before the trailer line. The caller writes records in key order.
 public struct DumpWriter: Sendable {
     private var output = DumpJSONOutput()
-    private var checksum = DumpCRC32()
+    private var checksum = CRC32()
     /// Catalog and document lines written so far.
     public private(set) var records = 0
 
