@@ -4,15 +4,19 @@ import Testing
 
 @Suite("Layout rules")
 struct LayoutRuleTests {
-    @Test func aNewTabGoesRightAfterItsNearestPresentCatalogPredecessor() throws {
+    @Test func aNewTabStandsInItsCatalogSlotAndAMovedTabKeepsItsPlace() throws {
         var replica = simulatedReplica(1)
         let version1 = try Catalog(tabs("a", "b", "c"))
         let document = try applying(
-            [.move(tab("c"), to: 0)], to: TabBarDocument(), catalog: version1, by: &replica)
-        #expect(document.layout(catalog: version1).order == tabs("c", "a", "b"))
-        // Version 2 adds x after b and y before everything, and drops b: z follows b's successor chain.
+            [.move(tab("c"), to: 0), .move(tab("a"), to: 2)], to: TabBarDocument(), catalog: version1,
+            by: &replica)
+        #expect(document.layout(catalog: version1).order == tabs("c", "b", "a"))
+        // Version 2 adds y before everything and x after b: c, moved to the front, stays first; a,
+        // moved after b's slot, stays right after b; new tabs stand in their own slots.
         let version2 = try Catalog(tabs("y", "a", "b", "x", "c"))
-        #expect(document.layout(catalog: version2).order == tabs("y", "c", "a", "b", "x"))
+        #expect(document.layout(catalog: version2).order == tabs("c", "y", "b", "a", "x"))
+        // Version 3 drops b: a was placed in b's gap, so it falls back to standing just before the tab
+        // that followed it (none: the end); z, new, stands in its slot.
         let version3 = try Catalog(tabs("a", "c", "z"))
         #expect(document.layout(catalog: version3).order == tabs("c", "z", "a"))
     }

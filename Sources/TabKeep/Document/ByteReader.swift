@@ -4,6 +4,9 @@
 struct ByteReader {
     let buffer: UnsafeBufferPointer<UInt8>
     var offset = 0
+    /// Whether values of document format 2 (tag 2) may appear, and whether one did.
+    var allowsVersion2Values = false
+    var sawVersion2Value = false
 
     init(_ buffer: UnsafeBufferPointer<UInt8>) {
         self.buffer = buffer

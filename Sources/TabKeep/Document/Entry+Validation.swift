@@ -6,6 +6,8 @@ extension Entry {
     static let maxBadgeTextBytes = 64
     /// The most replicas a badge reset or a clear context lists.
     static let maxReplicas = 4096
+    /// The most badge totals a clear lists (one per badge increments entry a document can hold).
+    static let maxBadgeMarks = 8192
 
     /// What is wrong with one entry on its own, or nil.
     /// The decoder checks ids as it reads them, so it passes `checkingIdentifiers: false`.
@@ -17,12 +19,33 @@ extension Entry {
             return "invalid tab id"
         }
         switch (entry.key, entry.value) {
-        case (.cleared, .context(let vector)):
-            return vector.storage.count > maxReplicas ? "context lists too many replicas" : nil
+        case (.cleared, .context(let vector, let badges)):
+            if vector.storage.count > maxReplicas { return "context lists too many replicas" }
+            if badges.count > maxBadgeMarks { return "clear lists too many badge totals" }
+            for (index, mark) in badges.enumerated() {
+                if index > 0 && !(badges[index - 1] < mark) { return "clear's badge totals not in order" }
+                if mark.total.magnitude > UInt64(maxBadge) { return "badge total out of range" }
+                if mark.sequence == 0 { return "badge total with sequence 0" }
+                if checkingIdentifiers,
+                    IdentifierRules.problem(mark.tab.rawValue, maxBytes: TabID.maxBytes) != nil
+                {
+                    return "invalid tab id in the clear's badge totals"
+                }
+            }
+            return nil
         case (.cleared, _): return "a clear holds a context"
         case (_, .removed): return nil
         case (.position, .position(let key)):
-            return FractionalKey.isValid(key) ? nil : "invalid position key"
+            return FractionalKey.isValidLegacy(key) ? nil : "invalid position key"
+        case (.position, .place(let place)):
+            if !FractionalKey.isValid(place.key) { return "invalid position key" }
+            if checkingIdentifiers {
+                for tab in [place.after, place.next].compactMap({ $0 })
+                where IdentifierRules.problem(tab.rawValue, maxBytes: TabID.maxBytes) != nil {
+                    return "invalid tab id in a position"
+                }
+            }
+            return nil
         case (.customizable, .flag), (.hidden, .flag): return nil
         case (.selection, .selection(let selection)):
             if checkingIdentifiers, case .tab(let tab) = selection,

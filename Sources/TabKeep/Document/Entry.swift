@@ -29,8 +29,11 @@ public struct Entry: Hashable, Sendable {
 
     /// The value of an entry; each key takes one kind (or `removed`).
     public enum Value: Hashable, Sendable {
-        /// A fractional position key (1–32 bytes, last byte nonzero).
+        /// A key in one bar-wide fractional order (1–32 bytes, last byte nonzero), as stores written
+        /// before ``TabPlace`` hold it. Still read; never written any more.
         case position([UInt8])
+        /// Where a moved tab stands: in a gap of the catalog's default order, ordered by a key there.
+        case place(TabPlace)
         /// A customizable or hidden flag.
         case flag(Bool)
         /// A selection.
@@ -41,8 +44,9 @@ public struct Entry: Hashable, Sendable {
         case badgeReset(count: Int64, seen: [ReplicaID: Int64])
         /// A replica's running total of increments.
         case badgeTotal(Int64)
-        /// The version vector a clear had seen.
-        case context(VersionVector)
+        /// The version vector a clear had seen, and the badge totals it had seen (it covers those
+        /// increments, so they never count again).
+        case context(VersionVector, badges: [BadgeMark])
         /// The entry was removed by a clear whose context covers its dot; it keeps its stamp so that
         /// older writes it had beaten stay beaten.
         case removed

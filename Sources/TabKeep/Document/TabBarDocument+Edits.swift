@@ -60,18 +60,6 @@ struct EditPlan {
         entries.append(Entry(key: key, value: value, stamp: stamp, origin: replica.id, dot: dot))
     }
 
-    /// Writes a pin: the lowest stamp, so any real move beats it; origin and dot still recorded.
-    /// Only a tombstone left by a clear can hold the key: then the pin takes the stamp just above it.
-    mutating func pin(_ tab: TabID, _ key: [UInt8]) {
-        let (_, dot) = replica.next()
-        var stamp = Stamp.zero
-        if let tombstone = document.entry(for: .position(tab)) {
-            stamp = Stamp(rawValue: tombstone.stamp.rawValue &+ 1)
-        }
-        entries.append(
-            Entry(key: .position(tab), value: .position(key), stamp: stamp, origin: replica.id, dot: dot))
-    }
-
     func catalogTab(_ id: TabID) throws(EditError) -> Catalog.Tab {
         guard let tab = bar.catalog.tab(id) else { throw EditError(.unknownTab(id)) }
         return tab
@@ -91,9 +79,8 @@ struct EditPlan {
         order.remove(at: from)
         order.insert(id, at: index)
         let newOrder = fixedInPlace(order)
-        let keys = pinAll()
         // Only `id` moves: put it before its new shown successor (else after its predecessor) in the
-        // movable order, so hidden tabs and every other tab keep their keys.
+        // movable order, so hidden tabs and every other tab keep their places.
         let shownMovable = newOrder.filter { bar.catalog.tab($0)?.placement != .fixed }
         guard let shownIndex = shownMovable.firstIndex(of: id) else { return }
         var movable = bar.movableOrder.filter { $0 != id }
@@ -106,14 +93,7 @@ struct EditPlan {
         } else {
             movable.append(id)
         }
-        let position = movable.firstIndex(of: id)!
-        let low = position > 0 ? keys[movable[position - 1]] : nil
-        let high = position + 1 < movable.count ? keys[movable[position + 1]] : nil
-        if let key = FractionalKey.between(low, high), key.count <= FractionalKey.maxLength {
-            if key != keys[id] { put(.position(id), .position(key)) }
-        } else {
-            respace(movable)
-        }
+        place(movable, moving: [id])
     }
 
     mutating func reorder(_ order: [TabID]) throws(EditError) {
@@ -128,29 +108,67 @@ struct EditPlan {
             if order[index] != id { throw EditError(.fixedTab(id)) }
         }
         if order == bar.shown { return }
-        let keys = pinAll()
-        let movable = slotted(order)
-        // Keep a longest increasing subsequence of (key, id) in place; new keys only for the rest.
-        let kept = EditPlan.longestIncreasing(movable.map { (keys[$0]!, $0) })
-        var fresh: [(TabID, [UInt8])] = []
+        place(slotted(order), moving: [])
+    }
+
+    /// Gives new places to as few tabs as it can so that the movable order becomes `order`: the tabs
+    /// of `moving`, and those outside a longest run of the others that already stands in order.
+    /// Every other tab keeps its place, and no entry is written for it.
+    mutating func place(_ order: [TabID], moving: Set<TabID>) {
+        var itemOf: [TabID: OrderItem] = [:]
+        for (id, item) in zip(bar.movableOrder, bar.items) { itemOf[id] = item }
+        // First-format documents: only keyed tabs can stay; the rest join them in gap 0.
+        var candidates: [Int] = []
+        for (index, id) in order.enumerated() where !moving.contains(id) {
+            if bar.isLegacyOrder && itemOf[id]?.key == nil { continue }
+            candidates.append(index)
+        }
+        let keptPositions = EditPlan.longestIncreasing(candidates.map { (itemOf[order[$0]]!, order[$0]) })
+        var kept = [Bool](repeating: false, count: order.count)
+        for position in keptPositions { kept[candidates[position]] = true }
+        let suffix = FractionalKey.suffix(for: replica.id)
+        var placed: [(TabID, TabPlace)] = []
         var index = 0
-        while index < movable.count {
-            if kept.contains(index) {
+        while index < order.count {
+            if kept[index] {
                 index += 1
                 continue
             }
             var end = index
-            while end < movable.count && !kept.contains(end) { end += 1 }
-            let low = index > 0 ? keys[movable[index - 1]] : nil
-            let high = end < movable.count ? keys[movable[end]] : nil
-            guard let run = FractionalKey.spread(end - index, between: low, and: high) else {
-                respace(movable)
+            while end < order.count && !kept[end] { end += 1 }
+            let before = index > 0 ? itemOf[order[index - 1]] : nil
+            let after = end < order.count ? itemOf[order[end]] : nil
+            let gap = before?.gap ?? 0
+            let high = after.flatMap { $0.gap == gap ? $0.key : nil }
+            guard
+                let keys = FractionalKey.spread(end - index, between: before?.key, and: high, suffix: suffix)
+            else {
+                respace(order)
                 return
             }
-            for (offset, key) in run.enumerated() { fresh.append((movable[index + offset], key)) }
+            // The first tab after the run that stays unmoved: where a catalog lacks the gap's slot.
+            var next: TabID?
+            for later in end..<order.count where kept[later] && itemOf[order[later]]?.key == nil {
+                next = order[later]
+                break
+            }
+            let slot = gap == 0 ? nil : bar.slots[gap - 1]
+            for (offset, key) in keys.enumerated() {
+                placed.append((order[index + offset], TabPlace(after: slot, next: next, key: key)))
+            }
             index = end
         }
-        for (id, key) in fresh { put(.position(id), .position(key)) }
+        for (id, place) in placed { put(.position(id), .place(place)) }
+    }
+
+    /// New, evenly spread places in gap 0 for every movable tab, in `order`: only when a gap has run
+    /// out of key length, which takes thousands of moves into it. Concurrent moves may lose to it.
+    mutating func respace(_ order: [TabID]) {
+        let suffix = FractionalKey.suffix(for: replica.id)
+        let keys = FractionalKey.spread(order.count, between: nil, and: nil, suffix: suffix) ?? []
+        for (id, key) in zip(order, keys) {
+            put(.position(id), .place(TabPlace(after: nil, next: nil, key: key)))
+        }
     }
 
     /// The shown order with fixed tabs put back at their catalog index.
@@ -169,50 +187,11 @@ struct EditPlan {
         return bar.movableOrder.map { hidden.contains($0) ? $0 : replacements.next()! }
     }
 
-    /// Pins every movable tab without a position, from the current resolved order; returns every key.
-    mutating func pinAll() -> [TabID: [UInt8]] {
-        var keys: [TabID: [UInt8]] = [:]
-        let order = bar.movableOrder
-        var index = 0
-        while index < order.count {
-            if let key = bar.key(order[index]) {
-                keys[order[index]] = key
-                index += 1
-                continue
-            }
-            var end = index
-            while end < order.count && bar.key(order[end]) == nil { end += 1 }
-            let low = index > 0 ? bar.key(order[index - 1]) : nil
-            let high = end < order.count ? bar.key(order[end]) : nil
-            guard let run = FractionalKey.spread(end - index, between: low, and: high) else {
-                // No room between the neighbours: the edit will re-space the whole bar anyway.
-                respace(order)
-                return respacedKeys(order)
-            }
-            for (offset, key) in run.enumerated() {
-                keys[order[index + offset]] = key
-                pin(order[index + offset], key)
-            }
-            index = end
-        }
-        return keys
-    }
-
-    func respacedKeys(_ order: [TabID]) -> [TabID: [UInt8]] {
-        let keys = FractionalKey.spread(order.count, between: nil, and: nil) ?? []
-        return Dictionary(uniqueKeysWithValues: zip(order, keys))
-    }
-
-    /// New, evenly spread keys for every movable tab of the bar, in `order`.
-    mutating func respace(_ order: [TabID]) {
-        entries.removeAll { if case .position = $0.key { true } else { false } }
-        for (id, key) in respacedKeys(order) { put(.position(id), .position(key)) }
-    }
-
-    /// Indices of a longest strictly increasing subsequence (patience sorting, O(n log n)).
-    static func longestIncreasing(_ items: [([UInt8], TabID)]) -> Set<Int> {
-        func less(_ lhs: ([UInt8], TabID), _ rhs: ([UInt8], TabID)) -> Bool {
-            lhs.0 == rhs.0 ? lhs.1 < rhs.1 : lhs.0.lexicographicallyPrecedes(rhs.0)
+    /// Indices of a longest strictly increasing subsequence of resolved places, ties broken by tab
+    /// id (patience sorting, O(n log n)).
+    static func longestIncreasing(_ items: [(OrderItem, TabID)]) -> Set<Int> {
+        func less(_ lhs: (OrderItem, TabID), _ rhs: (OrderItem, TabID)) -> Bool {
+            lhs.0.precedes(rhs.0) ?? (lhs.1 < rhs.1)
         }
         var tails: [Int] = []
         var previous = [Int](repeating: -1, count: items.count)
@@ -281,7 +260,7 @@ struct EditPlan {
         _ = try catalogTab(id)
         if count < 0 { throw EditError(.negativeBadge(count)) }
         if Int64(count) > Entry.maxBadge { throw EditError(.badgeOutOfRange(count)) }
-        put(.badgeReset(id), .badgeReset(count: Int64(count), seen: bar.totals[id] ?? [:]))
+        put(.badgeReset(id), .badgeReset(count: Int64(count), seen: bar.currentTotals(id)))
     }
 
     mutating func addToBadge(_ id: TabID, _ delta: Int) throws(EditError) {
@@ -294,7 +273,7 @@ struct EditPlan {
         // sum that concurrent decrements pushed below zero also makes up the deficit, so +1 shows 1.
         let effective = delta < 0 ? max(Int64(delta), -current) : Int64(delta) - min(0, raw)
         if effective == 0 { return }
-        let total = (bar.totals[id]?[replica.id] ?? 0) + effective
+        let total = bar.currentTotal(id, replica.id) + effective
         guard total.magnitude <= UInt64(Entry.maxBadge) && current + effective <= Entry.maxBadge else {
             throw EditError(.badgeOutOfRange(delta))
         }
@@ -310,10 +289,21 @@ struct EditPlan {
 
     // MARK: Clear
 
-    /// The observed-remove clear: a context of every dot the document holds plus the previous context.
+    /// The observed-remove clear: a context of every dot the document holds plus the previous context,
+    /// and every live badge total, so the increments it saw never count again.
     mutating func reset() {
         var context = document.context
-        for entry in document.storage { context.add(entry.dot) }
-        put(.cleared, .context(context))
+        var badges: [BadgeMark] = []
+        for entry in document.storage {
+            context.add(entry.dot)
+            if case .badgeIncrements(let tab, let origin) = entry.key,
+                case .badgeTotal(let total) = entry.value
+            {
+                badges.append(
+                    BadgeMark(tab: tab, replica: origin, total: total, sequence: entry.dot.sequence))
+            }
+        }
+        // The merge with the previous clear keeps, per (tab, replica), the mark that saw more.
+        put(.cleared, .context(context, badges: BadgeMark.merge(document.badgeMarks, badges.sorted())))
     }
 }

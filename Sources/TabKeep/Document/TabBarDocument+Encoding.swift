@@ -1,6 +1,9 @@
 extension TabBarDocument {
-    /// The format byte of encoded documents.
+    /// The format byte of documents that use only the first version's values.
     static let formatVersion: UInt8 = 1
+    /// The format byte of documents holding a ``TabPlace`` or a clear's badge totals (value tag 2).
+    /// Writing 1 whenever possible keeps documents that need nothing new readable by older code.
+    static let formatVersion2: UInt8 = 2
 
     /// Compact, canonical binary: the same document always encodes to the same bytes.
     ///
@@ -8,7 +11,8 @@ extension TabBarDocument {
     public func encoded() -> [UInt8] {
         var writer = ByteWriter()
         writer.bytes.reserveCapacity(16 + storage.count * 32)
-        writer.byte(TabBarDocument.formatVersion)
+        let usesVersion2 = storage.contains { ByteWriter.tag(of: $0.value) == 2 }
+        writer.byte(usesVersion2 ? TabBarDocument.formatVersion2 : TabBarDocument.formatVersion)
         writer.varint(UInt64(storage.count))
         for entry in storage {
             writer.entry(entry)
@@ -32,9 +36,11 @@ extension TabBarDocument {
         do throws(DocumentDecodingError) {
             var reader = ByteReader(buffer)
             let format = try reader.byte()
-            guard format == formatVersion else {
+            guard format == formatVersion || format == formatVersion2 else {
                 return .failure(DocumentDecodingError(offset: 0, reason: "unknown document format \(format)"))
             }
+            reader.allowsVersion2Values = format == formatVersion2
+            reader.sawVersion2Value = false
             let count = try reader.count(max: maxEntries, "entry count")
             var entries: [Entry] = []
             // Every entry takes at least 20 bytes: never reserve more than the input can hold.
@@ -57,8 +63,13 @@ extension TabBarDocument {
                 entries.append(entry)
             }
             guard reader.isAtEnd else { throw reader.fail("trailing bytes") }
+            if format == formatVersion2 && !reader.sawVersion2Value {
+                return .failure(
+                    DocumentDecodingError(
+                        offset: 0, reason: "format 2 for a document that needs only format 1"))
+            }
             // Tombstones exactly where the clear's context covers: the canonical form.
-            if let last = entries.last, case .context(let context) = last.value {
+            if let last = entries.last, case .context(let context, _) = last.value {
                 for entry in entries.dropLast() where context.contains(entry.dot) != (entry.value == .removed)
                 {
                     return .failure(
@@ -97,18 +108,26 @@ extension ByteWriter {
         value(entry.value)
     }
 
-    /// A tag byte (0 removed, 1 present) then the value; the key says which kind it is.
-    mutating func value(_ value: Entry.Value) {
+    /// The tag byte of a value: 0 removed, 1 present, 2 present in a form of document format 2.
+    static func tag(of value: Entry.Value) -> UInt8 {
         switch value {
-        case .removed:
-            byte(0)
-            return
-        default:
-            byte(1)
+        case .removed: 0
+        case .place: 2
+        case .context(_, let badges): badges.isEmpty ? 1 : 2
+        default: 1
         }
+    }
+
+    /// A tag byte (see ``tag(of:)``) then the value; the key says which kind it is.
+    mutating func value(_ value: Entry.Value) {
+        byte(ByteWriter.tag(of: value))
         switch value {
         case .position(let key):
             data(key)
+        case .place(let place):
+            optionalTab(place.after)
+            optionalTab(place.next)
+            data(place.key)
         case .flag(let flag):
             byte(flag ? 1 : 0)
         case .selection(.none):
@@ -134,15 +153,32 @@ extension ByteWriter {
             }
         case .badgeTotal(let total):
             signed(total)
-        case .context(let vector):
+        case .context(let vector, let badges):
             let replicas = vector.replicas
             varint(UInt64(replicas.count))
             for replica in replicas {
                 fixed64(replica.rawValue)
                 varint(vector[replica])
             }
+            if badges.isEmpty { break }
+            varint(UInt64(badges.count))
+            for mark in badges {
+                string(mark.tab.rawValue)
+                fixed64(mark.replica.rawValue)
+                signed(mark.total)
+                varint(mark.sequence)
+            }
         case .removed:
             break
+        }
+    }
+
+    mutating func optionalTab(_ tab: TabID?) {
+        if let tab {
+            byte(1)
+            string(tab.rawValue)
+        } else {
+            byte(0)
         }
     }
 }
@@ -187,10 +223,47 @@ extension ByteReader {
 
     mutating func value(for key: Entry.Key) throws(DocumentDecodingError) -> Entry.Value {
         let tag = try byte()
-        guard tag <= 1 else { throw fail("unknown value tag \(tag)") }
+        guard tag <= 1 || (tag == 2 && allowsVersion2Values) else { throw fail("unknown value tag \(tag)") }
         if tag == 0 {
             guard key != .cleared else { throw fail("a clear cannot be removed") }
             return .removed
+        }
+        if tag == 2 {
+            sawVersion2Value = true
+            switch key {
+            case .position:
+                let after = try optionalTab()
+                let next = try optionalTab()
+                let start = offset
+                let bytes = try slice(max: TabPlace.maxKeyLength, "position key")
+                guard let last = bytes.last, last != 0 else {
+                    offset = start
+                    throw fail("position key must be nonempty and not end in 0x00")
+                }
+                return .place(TabPlace(after: after, next: next, key: Array(bytes)))
+            case .cleared:
+                let vector = try contextVector()
+                let markCount = try self.count(max: Entry.maxBadgeMarks, "clear's badge total count")
+                guard markCount > 0 else {
+                    throw fail("a clear's badge totals in format 2 must not be empty")
+                }
+                var marks: [BadgeMark] = []
+                marks.reserveCapacity(min(markCount, remaining / 12))
+                for _ in 0..<markCount {
+                    let tab = try tab()
+                    let replica = ReplicaID(rawValue: try fixed64())
+                    let total = try signed()
+                    let sequence = try varint()
+                    let mark = BadgeMark(tab: tab, replica: replica, total: total, sequence: sequence)
+                    if let previous = marks.last, !(previous < mark) {
+                        throw fail("clear's badge totals not in order")
+                    }
+                    marks.append(mark)
+                }
+                return .context(vector, badges: marks)
+            default:
+                throw fail("value tag 2 on an entry that has no second form")
+            }
         }
         switch key {
         case .position:
@@ -234,19 +307,31 @@ extension ByteReader {
         case .badgeIncrements:
             return .badgeTotal(try signed())
         case .cleared:
-            let replicaCount = try self.count(max: Entry.maxReplicas, "context replica count")
-            var vector = VersionVector()
-            vector.storage.reserveCapacity(min(replicaCount, remaining / 9))
-            var previous: ReplicaID?
-            for _ in 0..<replicaCount {
-                let replica = ReplicaID(rawValue: try fixed64())
-                if let previous, !(previous < replica) { throw fail("context replicas not in order") }
-                previous = replica
-                let sequence = try varint()
-                guard sequence > 0 else { throw fail("context sequence 0") }
-                vector[replica] = sequence
-            }
-            return .context(vector)
+            return .context(try contextVector(), badges: [])
+        }
+    }
+
+    mutating func contextVector() throws(DocumentDecodingError) -> VersionVector {
+        let replicaCount = try self.count(max: Entry.maxReplicas, "context replica count")
+        var vector = VersionVector()
+        vector.storage.reserveCapacity(min(replicaCount, remaining / 9))
+        var previous: ReplicaID?
+        for _ in 0..<replicaCount {
+            let replica = ReplicaID(rawValue: try fixed64())
+            if let previous, !(previous < replica) { throw fail("context replicas not in order") }
+            previous = replica
+            let sequence = try varint()
+            guard sequence > 0 else { throw fail("context sequence 0") }
+            vector[replica] = sequence
+        }
+        return vector
+    }
+
+    mutating func optionalTab() throws(DocumentDecodingError) -> TabID? {
+        switch try byte() {
+        case 0: return nil
+        case 1: return try tab()
+        default: throw fail("expected 0 or 1 before an optional tab id")
         }
     }
 }

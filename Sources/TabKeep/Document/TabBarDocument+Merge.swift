@@ -51,11 +51,13 @@ extension TabBarDocument {
 
     /// The join of two entries with the same key.
     static func join(_ left: Entry, _ right: Entry) -> Entry {
-        if case .context(let leftVector) = left.value, case .context(let rightVector) = right.value {
+        if case .context(let leftVector, let leftBadges) = left.value,
+            case .context(let rightVector, let rightBadges) = right.value
+        {
             var winner = left.beats(right) ? left : right
             var vector = leftVector
             vector.merge(rightVector)
-            winner.value = .context(vector)
+            winner.value = .context(vector, badges: BadgeMark.merge(leftBadges, rightBadges))
             return winner
         }
         return left.beats(right) ? left : right
@@ -63,7 +65,7 @@ extension TabBarDocument {
 
     /// Turns every entry the clear's context covers into a tombstone.
     mutating func applyContext() {
-        guard let last = storage.last, case .context(let context) = last.value else { return }
+        guard let last = storage.last, case .context(let context, _) = last.value else { return }
         for index in storage.indices.dropLast()
         where storage[index].value != .removed && context.contains(storage[index].dot) {
             storage[index].value = .removed
@@ -110,7 +112,7 @@ extension TabBarDocument {
             let count = guest.badgeCount(tab)
             guard count > 0 else { continue }
             // Over a sum that concurrent decrements pushed below zero, make up the deficit too.
-            let total = (own.totals[tab]?[replica.id] ?? 0) + count - min(0, own.rawBadgeCount(tab))
+            let total = own.currentTotal(tab, replica.id) + count - min(0, own.rawBadgeCount(tab))
             let (stamp, dot) = replica.next()
             increments.append(
                 Entry(

@@ -51,8 +51,14 @@ public struct TabBarDocument: Hashable, Sendable {
 
     /// The clear's context (empty when the bar was never cleared).
     var context: VersionVector {
-        if let last = storage.last, case .context(let vector) = last.value { return vector }
+        if let last = storage.last, case .context(let vector, _) = last.value { return vector }
         return VersionVector()
+    }
+
+    /// The badge totals the clear had seen (empty when the bar was never cleared).
+    var badgeMarks: [BadgeMark] {
+        if let last = storage.last, case .context(_, let badges) = last.value { return badges }
+        return []
     }
 
     /// The part of the document a peer that has seen `vector` lacks (entries and clear whose dot is

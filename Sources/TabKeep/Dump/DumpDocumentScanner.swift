@@ -145,19 +145,16 @@ struct DumpDocumentScanner {
     private mutating func value(of key: Entry.Key) throws(Unusual) -> Entry.Value {
         switch key {
         case .position:
-            try expect("\"")
-            let start = index
-            var result: [UInt8] = []
-            while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
-                guard index + 1 < bytes.count, let high = DumpJSONParser.hexValue(bytes[index]),
-                    let low = DumpJSONParser.hexValue(bytes[index + 1])
-                else { throw Unusual() }
-                result.append(high << 4 | low)
-                index += 2
+            if matches(#"{"after":"#) {
+                let after = try optionalTab()
+                try expect(#","next":"#)
+                let next = try optionalTab()
+                try expect(#","key":"#)
+                let key = try hexKey()
+                try expect("}")
+                return .place(TabPlace(after: after, next: next, key: key))
             }
-            guard index > start else { throw Unusual() }
-            try expect("\"")
-            return .position(result)
+            return .position(try hexKey())
         case .customizable, .hidden:
             if matches("true") { return .flag(true) }
             try expect("false")
@@ -193,23 +190,72 @@ struct DumpDocumentScanner {
         case .badgeIncrements:
             return .badgeTotal(try signed())
         case .cleared:
-            try expect("{")
-            var seen: [ReplicaID: UInt64] = [:]
-            if !matches("}") {
-                while true {
-                    let replica = try replicaString()
-                    try expect(":")
-                    guard seen.updateValue(try unsigned(), forKey: replica) == nil else { throw Unusual() }
-                    if matches(",") { continue }
-                    try expect("}")
-                    break
-                }
+            let wrapped = matches(#"{"context":"#)
+            let seen = try replicaObject()
+            guard wrapped else { return .context(seen, badges: []) }
+            try expect(#","badges":["#)
+            var marks: [BadgeMark] = []
+            while true {
+                try expect(#"{"tab":""#)
+                let tab = TabID(unchecked: try identifier(maxBytes: TabID.maxBytes))
+                try expect(#","replica":"#)
+                let replica = try replicaString()
+                try expect(#","total":"#)
+                let total = try signed()
+                try expect(#","sequence":"#)
+                let sequence = try unsigned()
+                try expect("}")
+                marks.append(BadgeMark(tab: tab, replica: replica, total: total, sequence: sequence))
+                if matches(",") { continue }
+                try expect("]}")
+                break
             }
-            return .context(VersionVector(seen))
+            return .context(seen, badges: marks)
         }
     }
 
     // MARK: Pieces
+
+    /// A quoted hex key, as the writer writes position keys.
+    private mutating func hexKey() throws(Unusual) -> [UInt8] {
+        try expect("\"")
+        let start = index
+        var result: [UInt8] = []
+        while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
+            guard index + 1 < bytes.count, let high = DumpJSONParser.hexValue(bytes[index]),
+                let low = DumpJSONParser.hexValue(bytes[index + 1])
+            else { throw Unusual() }
+            result.append(high << 4 | low)
+            index += 2
+        }
+        guard index > start else { throw Unusual() }
+        try expect("\"")
+        return result
+    }
+
+    /// `null` or a quoted tab id.
+    private mutating func optionalTab() throws(Unusual) -> TabID? {
+        if matches("null") { return nil }
+        try expect("\"")
+        return TabID(unchecked: try identifier(maxBytes: TabID.maxBytes))
+    }
+
+    /// An object of replica ids to sequences: a clear's context.
+    private mutating func replicaObject() throws(Unusual) -> VersionVector {
+        try expect("{")
+        var seen: [ReplicaID: UInt64] = [:]
+        if !matches("}") {
+            while true {
+                let replica = try replicaString()
+                try expect(":")
+                guard seen.updateValue(try unsigned(), forKey: replica) == nil else { throw Unusual() }
+                if matches(",") { continue }
+                try expect("}")
+                break
+            }
+        }
+        return VersionVector(seen)
+    }
 
     @inline(__always)
     private func peek() -> UInt8? {

@@ -64,18 +64,20 @@ enum DumpEntryReader {
     {
         switch (key, value) {
         case (.position, .string(let hex)):
-            let digits = Array(hex.utf8)
-            guard digits.count % 2 == 0, !digits.isEmpty else {
-                throw fields.error("invalid position key \"\(hex)\"")
+            return .position(try hexKey(hex, fields: fields))
+        case (.position, .object):
+            let place = try DumpFields(
+                value, context: fields.context + " value", line: fields.line,
+                allowed: ["after", "next", "key"])
+            func optionalTab(_ name: String) throws(DumpError) -> TabID? {
+                let member = try place.value(name)
+                if case .null = member { return nil }
+                return try place.tab(name)
             }
-            var bytes: [UInt8] = []
-            for index in stride(from: 0, to: digits.count, by: 2) {
-                guard let high = DumpJSONParser.hexValue(digits[index]),
-                    let low = DumpJSONParser.hexValue(digits[index + 1])
-                else { throw fields.error("invalid position key \"\(hex)\"") }
-                bytes.append(high << 4 | low)
-            }
-            return .position(bytes)
+            return .place(
+                TabPlace(
+                    after: try optionalTab("after"), next: try optionalTab("next"),
+                    key: try hexKey(try place.string("key"), fields: place)))
         case (.customizable, .bool(let flag)), (.hidden, .bool(let flag)):
             return .flag(flag)
         case (.selection, .string("more")): return .selection(.more)
@@ -94,13 +96,47 @@ enum DumpEntryReader {
                 count: count, seen: try vector(try reset.value("seen"), fields: reset, signed: true))
         case (.badgeIncrements, .integer):
             return .badgeTotal(try DumpFields.signed(value, name: "value", fields: fields))
+        case (.cleared, .object(let members)) where members["context"] != nil:
+            let clear = try DumpFields(
+                value, context: fields.context + " value", line: fields.line, allowed: ["context", "badges"])
+            let seen = try vector(try clear.value("context"), fields: clear, signed: false)
+            guard case .array(let items) = try clear.value("badges"), !items.isEmpty else {
+                throw clear.error("\"badges\" must be a nonempty array")
+            }
+            var marks: [BadgeMark] = []
+            for (index, item) in items.enumerated() {
+                let mark = try DumpFields(
+                    item, context: clear.context + " badge \(index)", line: fields.line,
+                    allowed: ["tab", "replica", "total", "sequence"])
+                marks.append(
+                    BadgeMark(
+                        tab: try mark.tab("tab"), replica: try mark.replica(text: try mark.string("replica")),
+                        total: try DumpFields.signed(try mark.value("total"), name: "total", fields: mark),
+                        sequence: try mark.unsigned("sequence")))
+            }
+            return .context(VersionVector(seen.mapValues { UInt64(bitPattern: $0) }), badges: marks)
         case (.cleared, .object):
             let seen = try vector(value, fields: fields, signed: false)
-            return .context(VersionVector(seen.mapValues { UInt64(bitPattern: $0) }))
+            return .context(VersionVector(seen.mapValues { UInt64(bitPattern: $0) }), badges: [])
         default:
             throw fields.error(
                 "\"value\" (\(value.kind)) does not fit a \(DumpEntryKind.name(of: key)) entry")
         }
+    }
+
+    private static func hexKey(_ hex: String, fields: DumpFields) throws(DumpError) -> [UInt8] {
+        let digits = Array(hex.utf8)
+        guard digits.count % 2 == 0, !digits.isEmpty else {
+            throw fields.error("invalid position key \"\(hex)\"")
+        }
+        var bytes: [UInt8] = []
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let high = DumpJSONParser.hexValue(digits[index]),
+                let low = DumpJSONParser.hexValue(digits[index + 1])
+            else { throw fields.error("invalid position key \"\(hex)\"") }
+            bytes.append(high << 4 | low)
+        }
+        return bytes
     }
 
     private static func vector(_ value: DumpJSONValue, fields: DumpFields, signed: Bool) throws(DumpError)

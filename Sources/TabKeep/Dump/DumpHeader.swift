@@ -7,8 +7,11 @@
 public struct DumpHeader: Hashable, Sendable {
     /// The format name every dump starts with.
     public static let formatName = "tabkeep-dump"
-    /// The format version this build writes and the only one it reads.
-    public static let formatVersion = 1
+    /// The format version this build writes. Version 2 added moved tabs' places (`{"after", "next",
+    /// "key"}`) and a clear's badge totals; this build reads versions 1 and 2.
+    public static let formatVersion = 2
+    /// The oldest format version this build reads.
+    public static let oldestReadableVersion = 1
 
     /// The store schema the dump was taken from.
     public var schema: Int

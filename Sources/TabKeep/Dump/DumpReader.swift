@@ -194,11 +194,11 @@ public final class DumpReader {
                 line: line, reason: "not a tabkeep dump: the header lacks \"format\":\"tabkeep-dump\"")
         }
         let version = try fields.unsigned("version")
-        guard version == DumpHeader.formatVersion else {
+        guard version >= DumpHeader.oldestReadableVersion && version <= DumpHeader.formatVersion else {
             throw DumpError(
                 line: line,
                 reason:
-                    "unknown format version \(version); this tabkeep reads version \(DumpHeader.formatVersion)"
+                    "unknown format version \(version); this tabkeep reads versions \(DumpHeader.oldestReadableVersion) to \(DumpHeader.formatVersion)"
             )
         }
         let schema = try fields.unsigned("schema")

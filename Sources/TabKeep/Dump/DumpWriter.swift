@@ -231,6 +231,17 @@ public struct DumpWriter: Sendable {
     private mutating func writeValue(_ value: Entry.Value) {
         switch value {
         case .position(let key): output.hexString(key)
+        case .place(let place):
+            output.raw("{")
+            output.name("after")
+            if let after = place.after { output.string(after.rawValue) } else { output.raw("null") }
+            output.raw(",")
+            output.name("next")
+            if let next = place.next { output.string(next.rawValue) } else { output.raw("null") }
+            output.raw(",")
+            output.name("key")
+            output.hexString(place.key)
+            output.raw("}")
         case .flag(let flag): output.bool(flag)
         case .selection(.tab(let tab)):
             output.raw("{")
@@ -250,7 +261,11 @@ public struct DumpWriter: Sendable {
             writeVector(seen.keys.sorted().map { ($0, seen[$0]!) })
             output.raw("}")
         case .badgeTotal(let total): output.integer(total)
-        case .context(let vector):
+        case .context(let vector, let badges):
+            if !badges.isEmpty {
+                output.raw("{")
+                output.name("context")
+            }
             output.raw("{")
             for (index, replica) in vector.replicas.enumerated() {
                 if index > 0 { output.raw(",") }
@@ -259,6 +274,28 @@ public struct DumpWriter: Sendable {
                 output.integer(vector[replica])
             }
             output.raw("}")
+            if !badges.isEmpty {
+                output.raw(",")
+                output.name("badges")
+                output.raw("[")
+                for (index, mark) in badges.enumerated() {
+                    if index > 0 { output.raw(",") }
+                    output.raw("{")
+                    output.name("tab")
+                    output.string(mark.tab.rawValue)
+                    output.raw(",")
+                    output.name("replica")
+                    output.replica(mark.replica)
+                    output.raw(",")
+                    output.name("total")
+                    output.integer(mark.total)
+                    output.raw(",")
+                    output.name("sequence")
+                    output.integer(mark.sequence)
+                    output.raw("}")
+                }
+                output.raw("]}")
+            }
         case .removed: output.raw("null")
         }
     }

@@ -6,16 +6,22 @@
 /// path hashes no tab id.
 struct ResolvedBar {
     let catalog: Catalog
-    /// The winning live position key, customizable and hidden flag of each catalog tab, by catalog index.
+    /// The winning live position, customizable and hidden flag of each catalog tab, by catalog index.
     private var states: [TabState]
-    /// Position keys of tabs the catalog does not list, keyed by the current (renamed) tab id.
-    private var otherKeys: [TabID: [UInt8]] = [:]
     var texts: [TabID: String] = [:]
     var resets: [TabID: (count: Int64, seen: [ReplicaID: Int64])] = [:]
     var totals: [TabID: [ReplicaID: Int64]] = [:]
+    /// The badge totals the clear had seen, by tab and replica.
+    var marks: [TabID: [ReplicaID: Int64]] = [:]
     var storedSelection: Selection = .none
     /// Non-fixed catalog tabs, hidden ones included, in resolved order.
     var movableOrder: [TabID] = []
+    /// Where each tab of `movableOrder` stands, in the same order.
+    var items: [OrderItem] = []
+    /// The tab of each slot: the non-fixed catalog tabs in catalog order.
+    var slots: [TabID] = []
+    /// Whether the order came from first-format keys alone (a document no edit has moved since).
+    var isLegacyOrder = false
     /// Shown tabs, fixed ones at their catalog index.
     var shown: [TabID] = []
     /// Hidden catalog tabs in resolved order.
@@ -42,14 +48,10 @@ struct ResolvedBar {
                 if let existing = winners[key], existing.beats(entry) { continue }
             }
             switch (key, entry.value) {
-            case (.position(let tab), let value):
-                var bytes: [UInt8]?
-                if case .position(let position) = value { bytes = position }
-                if let index = index(of: tab, kind: 0) {
-                    states[index].key = bytes
-                } else {
-                    otherKeys[tab] = bytes
-                }
+            case (.position(let tab), .position(let legacy)):
+                if let index = index(of: tab, kind: 0) { states[index].position = .legacy(legacy) }
+            case (.position(let tab), .place(let place)):
+                if let index = index(of: tab, kind: 0) { states[index].position = .place(place) }
             case (.customizable(let tab), .flag(let flag)):
                 if let index = index(of: tab, kind: 1) { states[index].customizable = flag }
             case (.hidden(let tab), .flag(let flag)):
@@ -62,6 +64,11 @@ struct ResolvedBar {
                 resets[tab] = (count, seen)
             case (.badgeIncrements(let tab, let replica), .badgeTotal(let total)):
                 totals[tab, default: [:]][replica] = total
+            case (.cleared, .context(_, let badges)):
+                for mark in badges {
+                    let tab = renaming ? catalog.current(mark.tab) : mark.tab
+                    marks[tab, default: [:]][mark.replica] = mark.total
+                }
             default:
                 continue
             }
@@ -70,10 +77,14 @@ struct ResolvedBar {
         resolveOrder()
     }
 
-    /// The effective position key of a current tab.
-    func key(_ tab: TabID) -> [UInt8]? {
-        if let index = catalog.indexByTab[tab] { return states[index].key }
-        return otherKeys[tab]
+    /// The total `replica` has counted for `tab` so far: its live entry, else what the clear saw of it.
+    func currentTotal(_ tab: TabID, _ replica: ReplicaID) -> Int64 {
+        totals[tab]?[replica] ?? marks[tab]?[replica] ?? 0
+    }
+
+    /// Every replica's current total for `tab` (what a badge set records as seen).
+    func currentTotals(_ tab: TabID) -> [ReplicaID: Int64] {
+        (marks[tab] ?? [:]).merging(totals[tab] ?? [:]) { _, live in live }
     }
 
     func isHidden(_ tab: Catalog.Tab) -> Bool {
@@ -96,35 +107,32 @@ struct ResolvedBar {
             ? false : index.flatMap { states[$0].customizable } ?? tab.customizableByDefault
     }
 
-    /// Positioned tabs by (key, id); a tab without a position right after its catalog predecessor
-    /// (chained), else first; then fixed tabs at their catalog index of the shown order.
+    /// Resolves the order of the non-fixed tabs, then puts fixed tabs at their catalog index.
     private mutating func resolveOrder() {
         let tabs = catalog.tabs
         var movable: [Int] = []
         movable.reserveCapacity(tabs.count)
         for index in tabs.indices where tabs[index].placement != .fixed { movable.append(index) }
-        var positioned: [(key: [UInt8], tab: TabID, index: Int)] = []
-        positioned.reserveCapacity(movable.count)
-        for (index, catalogIndex) in movable.enumerated() {
-            if let key = states[catalogIndex].key { positioned.append((key, tabs[catalogIndex].id, index)) }
-        }
-        positioned.sort { lhs, rhs in
-            lhs.key == rhs.key ? lhs.tab < rhs.tab : lhs.key.lexicographicallyPrecedes(rhs.key)
-        }
-        var order: [Int] = []
-        order.reserveCapacity(movable.count)
-        func appendFollowers(after index: Int) {
-            var next = index + 1
-            while next < movable.count, states[movable[next]].key == nil {
-                order.append(movable[next])
-                next += 1
+        var hasLegacy = false
+        var hasPlace = false
+        for catalogIndex in movable {
+            switch states[catalogIndex].position {
+            case .legacy: hasLegacy = true
+            case .place: hasPlace = true
+            case nil: break
             }
         }
-        appendFollowers(after: -1)
-        for item in positioned {
-            order.append(movable[item.index])
-            appendFollowers(after: item.index)
+        let order: [Int]
+        if hasLegacy && !hasPlace {
+            isLegacyOrder = true
+            order = legacyOrder(movable)
+        } else if hasPlace || hasLegacy {
+            order = slotOrder(movable)
+        } else {
+            order = movable
+            items = movable.indices.map { OrderItem(gap: $0 + 1, key: nil) }
         }
+        slots = movable.map { tabs[$0].id }
         movableOrder.reserveCapacity(order.count)
         shown.reserveCapacity(tabs.count)
         shownIndices.reserveCapacity(tabs.count)
@@ -145,17 +153,117 @@ struct ResolvedBar {
         }
     }
 
+    /// Slots in catalog order: each unmoved tab in its own slot, and after each slot the tabs moved
+    /// into its gap, by (key, id). Gap 0 comes before the first slot; first-format keys stand there.
+    private mutating func slotOrder(_ movable: [Int]) -> [Int] {
+        let tabs = catalog.tabs
+        var slotOfTab: [TabID: Int] = [:]
+        slotOfTab.reserveCapacity(movable.count)
+        for (slot, catalogIndex) in movable.enumerated() { slotOfTab[tabs[catalogIndex].id] = slot }
+        func slot(_ tab: TabID?) -> Int? { tab.flatMap { slotOfTab[catalog.current($0)] } }
+        var gaps = [[(key: [UInt8], index: Int)]](repeating: [], count: movable.count + 1)
+        var moved = [Bool](repeating: false, count: movable.count)
+        for (slotIndex, catalogIndex) in movable.enumerated() {
+            let gap: Int
+            let key: [UInt8]
+            switch states[catalogIndex].position {
+            case nil:
+                continue
+            case .legacy(let legacy):
+                (gap, key) = (0, legacy)
+            case .place(let place):
+                if place.after == nil {
+                    gap = 0
+                } else if let after = slot(place.after) {
+                    gap = after + 1
+                } else if place.next == nil {
+                    gap = movable.count
+                } else if let next = slot(place.next) {
+                    gap = next
+                } else {
+                    // Neither neighbour exists in this catalog: the tab stays in its slot.
+                    continue
+                }
+                key = place.key
+            }
+            moved[slotIndex] = true
+            gaps[gap].append((key, catalogIndex))
+        }
+        var order: [Int] = []
+        order.reserveCapacity(movable.count)
+        items.reserveCapacity(movable.count)
+        func emit(gap: Int) {
+            guard !gaps[gap].isEmpty else { return }
+            gaps[gap].sort { lhs, rhs in
+                lhs.key == rhs.key
+                    ? tabs[lhs.index].id < tabs[rhs.index].id : lhs.key.lexicographicallyPrecedes(rhs.key)
+            }
+            for member in gaps[gap] {
+                order.append(member.index)
+                items.append(OrderItem(gap: gap, key: member.key))
+            }
+        }
+        emit(gap: 0)
+        for (slotIndex, catalogIndex) in movable.enumerated() {
+            if !moved[slotIndex] {
+                order.append(catalogIndex)
+                items.append(OrderItem(gap: slotIndex + 1, key: nil))
+            }
+            emit(gap: slotIndex + 1)
+        }
+        return order
+    }
+
+    /// The first format's order: positioned tabs by (key, id); a tab without a position right after
+    /// its catalog predecessor (chained), else first.
+    private mutating func legacyOrder(_ movable: [Int]) -> [Int] {
+        let tabs = catalog.tabs
+        var positioned: [(key: [UInt8], tab: TabID, index: Int)] = []
+        positioned.reserveCapacity(movable.count)
+        for (index, catalogIndex) in movable.enumerated() {
+            if case .legacy(let key) = states[catalogIndex].position {
+                positioned.append((key, tabs[catalogIndex].id, index))
+            }
+        }
+        positioned.sort { lhs, rhs in
+            lhs.key == rhs.key ? lhs.tab < rhs.tab : lhs.key.lexicographicallyPrecedes(rhs.key)
+        }
+        var order: [Int] = []
+        order.reserveCapacity(movable.count)
+        func appendFollowers(after index: Int) {
+            var next = index + 1
+            while next < movable.count, states[movable[next]].position == nil {
+                order.append(movable[next])
+                items.append(OrderItem(gap: next + 1, key: nil))
+                next += 1
+            }
+        }
+        appendFollowers(after: -1)
+        for item in positioned {
+            order.append(movable[item.index])
+            items.append(OrderItem(gap: 0, key: item.key))
+            appendFollowers(after: item.index)
+        }
+        return order
+    }
+
     /// count = max(0, reset.count + Σ over replicas with a total (total − reset.seen[replica])).
     func badgeCount(_ tab: TabID) -> Int64 {
         max(0, rawBadgeCount(tab))
     }
 
     /// The sum before clamping: below zero after concurrent decrements that together took too much.
+    ///
+    /// A live badge set counts from what it had seen; without one, each replica counts from the total
+    /// the clear had seen, so increments a clear covered never come back.
     func rawBadgeCount(_ tab: TabID) -> Int64 {
-        let reset = resets[tab]
-        var count = reset?.count ?? 0
-        for (replica, total) in totals[tab] ?? [:] {
-            count += total - (reset?.seen[replica] ?? 0)
+        var count: Int64 = 0
+        if let reset = resets[tab] {
+            count = reset.count
+            for (replica, total) in totals[tab] ?? [:] { count += total - (reset.seen[replica] ?? 0) }
+        } else {
+            let marks = self.marks[tab]
+            for (replica, total) in totals[tab] ?? [:] { count += total - (marks?[replica] ?? 0) }
         }
         return count
     }
@@ -192,9 +300,33 @@ struct ResolvedBar {
 
 /// What the document says about one catalog tab.
 private struct TabState {
-    var key: [UInt8]?
+    var position: StoredPosition?
     var customizable: Bool?
     var hidden: Bool?
+}
+
+/// A tab's live position entry: a first-format key, or a place.
+private enum StoredPosition: Equatable {
+    case legacy([UInt8])
+    case place(TabPlace)
+}
+
+/// Where one tab of the resolved order stands: its gap (0 before the first slot, s + 1 after slot
+/// s), and its key there; an unmoved tab heads the gap after its own slot and has no key.
+struct OrderItem: Equatable {
+    var gap: Int
+    var key: [UInt8]?
+
+    /// Whether `self` comes before `other` in the resolved order (ties broken by tab id outside).
+    func precedes(_ other: OrderItem) -> Bool? {
+        if gap != other.gap { return gap < other.gap }
+        switch (key, other.key) {
+        case (nil, nil): return nil
+        case (nil, _): return true
+        case (_, nil): return false
+        case (let mine?, let theirs?): return mine == theirs ? nil : mine.lexicographicallyPrecedes(theirs)
+        }
+    }
 }
 
 /// Finds catalog indices for a kind's run of entries, which the document keeps sorted by tab id

@@ -58,6 +58,9 @@ public final class TabBarCoordinator {
     private var appliedSelection: Selection = .none
     // The order of the last finished customizing whose reorder is not committed yet.
     private var pendingOrder: [TabID]?
+    // The host's list as last assigned or customized: the order a customizing session starts from,
+    // since nothing but the user can change the list while the session is open.
+    private var hostOrder: [TabID] = []
 
     /// A coordinator of `profile`'s `bar` in `store`, shown on `host`. Nothing happens until ``attach()``.
     public init(
@@ -150,14 +153,17 @@ public final class TabBarCoordinator {
 
     private func hostDidChange(_ event: TabBarHostEvent) {
         switch event {
-        case .tabsAssigned:
+        case .tabsAssigned(let tabs):
+            hostOrder = tabs
             // Always, also for the coordinator's own assignments: UIKit has just reset the subset.
             reapplyStoredFlags()
         case .selectionChanged(let selection, _):
             guard !isApplying else { return }
             record(selection)
         case .customizingEnded(let changed, let order):
-            if changed && !isApplying { record(order: order) }
+            let start = hostOrder
+            hostOrder = order
+            if changed && !isApplying { record(order: order, sessionStart: start) }
             refreshIfIdle()  // a store change may have waited for the session to end
         }
     }
@@ -173,12 +179,68 @@ public final class TabBarCoordinator {
         }
     }
 
-    private func record(order hostOrder: [TabID]) {
+    /// Records only the moves the user made in the session, computed against the order at its start,
+    /// so a change that reached the store while the session was open (a sync) survives.
+    private func record(order hostOrder: [TabID], sessionStart: [TabID]) {
         pendingOrder = Self.refilling(pendingOrder ?? appliedOrder, inOrderOf: hostOrder)
+        let moved = Self.movedTabs(from: sessionStart, to: hostOrder)
         enqueue { stored in
-            let order = Self.refilling(stored.layout.order, inOrderOf: hostOrder)
+            let order = Self.applying(
+                moves: moved, madeIn: hostOrder, to: stored.layout.order, catalog: stored.resolved.catalog)
             return order == stored.layout.order ? [] : [.reorder(order)]
         }
+    }
+
+    /// The fewest tabs whose moves turn `start` into `end`: those outside a longest run of `end` that
+    /// keeps `start`'s order. Tabs only one of them has are left out.
+    static func movedTabs(from start: [TabID], to end: [TabID]) -> Set<TabID> {
+        var indexInStart: [TabID: Int] = [:]
+        for (index, tab) in start.enumerated() { indexInStart[tab] = index }
+        let shared = end.filter { indexInStart[$0] != nil }
+        // Longest increasing subsequence of start indices, by patience sorting.
+        var tails: [Int] = []
+        var previous = [Int](repeating: -1, count: shared.count)
+        for (position, tab) in shared.enumerated() {
+            let value = indexInStart[tab]!
+            var low = 0
+            var high = tails.count
+            while low < high {
+                let middle = (low + high) / 2
+                if indexInStart[shared[tails[middle]]]! < value { low = middle + 1 } else { high = middle }
+            }
+            if low > 0 { previous[position] = tails[low - 1] }
+            if low == tails.count { tails.append(position) } else { tails[low] = position }
+        }
+        var kept = Set<TabID>()
+        var position = tails.last ?? -1
+        while position >= 0 {
+            kept.insert(shared[position])
+            position = previous[position]
+        }
+        return Set(shared.filter { !kept.contains($0) })
+    }
+
+    /// `stored` with each tab of `moved` put right after the tab that precedes it in `end` (first when
+    /// none does), every other tab where it stands, and fixed tabs back at their indices.
+    static func applying(moves moved: Set<TabID>, madeIn end: [TabID], to stored: [TabID], catalog: Catalog)
+        -> [TabID]
+    {
+        let isFixed = { (tab: TabID) in catalog.tab(tab)?.placement == .fixed }
+        var order = stored.filter { !moved.contains($0) && !isFixed($0) }
+        for (index, tab) in end.enumerated() where moved.contains(tab) && stored.contains(tab) {
+            var at = 0
+            for earlier in end[..<index].reversed() {
+                if let found = order.firstIndex(of: earlier) {
+                    at = found + 1
+                    break
+                }
+            }
+            order.insert(tab, at: at)
+        }
+        for (index, tab) in stored.enumerated() where isFixed(tab) {
+            order.insert(tab, at: min(index, order.count))
+        }
+        return order
     }
 
     /// Puts the stored customizable subset and badges of the present tabs on the host.
