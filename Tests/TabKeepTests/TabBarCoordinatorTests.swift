@@ -300,13 +300,13 @@ struct TabBarCoordinatorTests {
         try await launch.coordinator.flush()
         #expect(try store.document(profile) == nil)
 
-        // Drag help to the second place: only help gets a real position; the rest are pins (stamp zero).
+        // Drag help to the second place: only help gets a position; no other tab gets an entry.
         try model.beginCustomizing()
         try model.moveTab(help, to: 1)
         try model.endCustomizing()
         try await launch.coordinator.flush()
         let first = try positions(store)
-        #expect(Set(first.filter { $0.value.stamp != .zero }.keys) == [help])
+        #expect(Set(first.keys) == [help])
         #expect(try store.layout(profile, catalog: catalog).order == model.tabIDs)
 
         // Drag search to the end: only search's position entry changes.
@@ -320,6 +320,29 @@ struct TabBarCoordinatorTests {
         #expect(
             model.tabIDs
                 == (try Self.ids("home", "help", "inbox", "library", "profile", "settings", "search")))
+    }
+
+    @Test func aRemoteMoveThatArrivesWhileTheUserCustomizesSurvivesTheSession() async throws {
+        let (temporaryA, temporaryB) = try (TemporaryStore(), TemporaryStore())
+        let (phone, tablet) = (temporaryA.store, temporaryB.store)
+        let catalog = try Self.sevenTabs()
+        let (profileTab, settings) = try (Self.id("profile"), Self.id("settings"))
+        let launch = try Launch(phone, catalog, profile: profile)
+        let model = launch.model
+        try model.beginCustomizing()
+        // The tablet moves profile to the third place; a sync brings it in while the sheet is open.
+        try await tablet.edit(profile, catalog: catalog, .move(profileTab, to: 2))
+        let delta = try tablet.delta(after: phone.versionVector())
+        try phone.apply(delta.documents, vector: delta.vector)
+        // The user moves settings to the second place and taps Done.
+        try model.moveTab(settings, to: 1)
+        try model.endCustomizing()
+        try await launch.coordinator.flush()
+        let expected = try Self.ids("home", "settings", "search", "profile", "inbox", "library", "help")
+        #expect(try phone.layout(profile, catalog: catalog).order == expected)
+        // The host follows the store once the session's write is in.
+        #expect(await eventually { model.tabIDs == expected })
+        try await launch.coordinator.flush()
     }
 
     // MARK: Badges

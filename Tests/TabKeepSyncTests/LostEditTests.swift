@@ -1,0 +1,102 @@
+import TabKeep
+import Testing
+
+@testable import TabKeepSync
+
+/// The four ways an edit was lost while every replica still agreed, each as a user would hit it
+/// through the public API. Each expectation is what the users did, never only replica against replica.
+@Suite struct LostEditTests {
+    let user = profile("user")
+    let inbox = tab("c")
+
+    @Test func aResetNeverBringsBackTheIncrementsItHadSeen() throws {
+        let directory = TemporaryDirectory()
+        let (tablet, phone) = (try directory.store("tablet"), try directory.store("phone"))
+        try tablet.edit(user, catalog: sevenTabs, .addToBadge(inbox, 5))
+        try sync(tablet, phone)
+        try phone.reset(user)
+        try tablet.edit(user, catalog: sevenTabs, .addToBadge(inbox, 1))  // has not seen the reset
+        try sync(tablet, phone)
+        for store in [tablet, phone] {
+            #expect(try store.layout(user, catalog: sevenTabs).badges[inbox] == 1)
+        }
+        // And from then on both count on from 1.
+        try phone.edit(user, catalog: sevenTabs, .addToBadge(inbox, 2))
+        try tablet.edit(user, catalog: sevenTabs, .addToBadge(inbox, 3))
+        try sync(tablet, phone)
+        for store in [tablet, phone] {
+            #expect(try store.layout(user, catalog: sevenTabs).badges[inbox] == 6)
+        }
+    }
+
+    @Test func anEraseNeverBringsBackTheIncrementsItHadSeen() throws {
+        let directory = TemporaryDirectory()
+        let (tablet, phone) = (try directory.store("tablet"), try directory.store("phone"))
+        try tablet.edit(user, catalog: sevenTabs, .addToBadge(inbox, 5))
+        try sync(tablet, phone)
+        _ = try phone.erase(user)
+        try tablet.edit(user, catalog: sevenTabs, .addToBadge(inbox, 1))
+        try sync(tablet, phone)
+        for store in [tablet, phone] {
+            #expect(try store.layout(user, catalog: sevenTabs).badges[inbox] == 1)
+        }
+    }
+
+    @Test func movesIntoOneGapNeverRespaceTheBarOverAConcurrentMove() throws {
+        let directory = TemporaryDirectory()
+        let (a, b) = (try directory.store("a"), try directory.store("b"))
+        try a.edit(user, catalog: sevenTabs, .move(tab("a"), to: 1))
+        try sync(a, b)
+        try a.edit(user, catalog: sevenTabs, .move(tab("f"), to: 2))
+        try b.edit(user, catalog: sevenTabs, .move(tab("e"), to: 2))  // the same gap, concurrently
+        try sync(a, b)
+        // B moves d while A moves g: different tabs, so both moves must survive.
+        var expected = try b.layout(user, catalog: sevenTabs).order
+        expected.removeAll { $0 == tab("d") }
+        expected.insert(tab("d"), at: 3)
+        try b.edit(user, catalog: sevenTabs, .move(tab("d"), to: 3))
+        try a.edit(user, catalog: sevenTabs, .move(tab("g"), to: 0))
+        expected.removeAll { $0 == tab("g") }
+        expected.insert(tab("g"), at: 0)
+        try sync(a, b)
+        for store in [a, b] {
+            #expect(try store.layout(user, catalog: sevenTabs).order == expected)
+        }
+        // Both concurrent moves into one gap stand where their devices put them: after a, before c.
+        let order = expected
+        for moved in [tab("e"), tab("f")] {
+            let index = order.firstIndex(of: moved)!
+            #expect(index > order.firstIndex(of: tab("a"))! && index < order.firstIndex(of: tab("c"))!)
+        }
+    }
+
+    @Test func devicesOnDifferentAppVersionsKeepEachOthersMoves() throws {
+        let directory = TemporaryDirectory()
+        let (phone, tablet) = (try directory.store("phone"), try directory.store("tablet"))
+        let names = (0...6).map { "m\($0)" }
+        func catalog(_ names: [String]) throws -> Catalog {
+            try Catalog(
+                tabs: names.map { Catalog.Tab(tab($0), placement: $0 == "m0" ? .fixed : .default) })
+        }
+        let phoneCatalog = try catalog(names)
+        let tabletCatalog = try catalog(names.filter { $0 != "m3" })  // an older app without m3
+        try phone.edit(user, catalog: phoneCatalog, .move(tab("m2"), to: 3))
+        try tablet.edit(user, catalog: tabletCatalog, .move(tab("m1"), to: 3))
+        #expect(
+            try phone.layout(user, catalog: phoneCatalog).order.map(\.rawValue) == [
+                "m0", "m1", "m3", "m2", "m4", "m5", "m6",
+            ])
+        #expect(
+            try tablet.layout(user, catalog: tabletCatalog).order.map(\.rawValue) == [
+                "m0", "m2", "m4", "m1", "m5", "m6",
+            ])
+        try sync(phone, tablet)
+        // m2 right after m3, as the phone put it; m1 right after m4, as the tablet put it.
+        let expectedPhone = ["m0", "m3", "m2", "m4", "m1", "m5", "m6"]
+        #expect(try phone.layout(user, catalog: phoneCatalog).order.map(\.rawValue) == expectedPhone)
+        #expect(try tablet.layout(user, catalog: phoneCatalog).order.map(\.rawValue) == expectedPhone)
+        let expectedTablet = ["m0", "m2", "m4", "m1", "m5", "m6"]
+        #expect(try phone.layout(user, catalog: tabletCatalog).order.map(\.rawValue) == expectedTablet)
+        #expect(try tablet.layout(user, catalog: tabletCatalog).order.map(\.rawValue) == expectedTablet)
+    }
+}
