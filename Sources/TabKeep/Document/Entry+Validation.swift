@@ -56,7 +56,11 @@ extension Entry {
             return nil
         case (.badgeText, .text(let text)):
             return (text?.utf8.count ?? 0) > maxBadgeTextBytes ? "badge text too long" : nil
-        case (.badgeReset, .badgeReset(let count, let seen)):
+        case (.badgeReset, .badgeReset(let count, let seen, let sequences)):
+            if !sequences.isEmpty && Set(sequences.keys) != Set(seen.keys) {
+                return "badge reset's sequences do not match its totals"
+            }
+            if sequences.values.contains(0) { return "badge reset with sequence 0" }
             if count < 0 || count > maxBadge { return "badge count out of range" }
             if seen.count > maxReplicas { return "badge reset lists too many replicas" }
             if seen.values.contains(where: { $0.magnitude > UInt64(maxBadge) }) {

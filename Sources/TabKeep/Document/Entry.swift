@@ -40,8 +40,9 @@ public struct Entry: Hashable, Sendable {
         case selection(Selection)
         /// Badge text, or none.
         case text(String?)
-        /// An absolute count and the increment totals it had seen, per replica.
-        case badgeReset(count: Int64, seen: [ReplicaID: Int64])
+        /// An absolute count and the increment totals it had seen, per replica, with the sequence of
+        /// the dot that wrote each (empty in documents written before clears kept badge totals).
+        case badgeReset(count: Int64, seen: [ReplicaID: Int64], sequences: [ReplicaID: UInt64] = [:])
         /// A replica's running total of increments.
         case badgeTotal(Int64)
         /// The version vector a clear had seen, and the badge totals it had seen (it covers those

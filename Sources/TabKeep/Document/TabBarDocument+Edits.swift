@@ -260,7 +260,8 @@ struct EditPlan {
         _ = try catalogTab(id)
         if count < 0 { throw EditError(.negativeBadge(count)) }
         if Int64(count) > Entry.maxBadge { throw EditError(.badgeOutOfRange(count)) }
-        put(.badgeReset(id), .badgeReset(count: Int64(count), seen: bar.currentTotals(id)))
+        let seen = bar.currentTotals(id)
+        put(.badgeReset(id), .badgeReset(count: Int64(count), seen: seen.totals, sequences: seen.sequences))
     }
 
     mutating func addToBadge(_ id: TabID, _ delta: Int) throws(EditError) {

@@ -114,6 +114,7 @@ extension ByteWriter {
         case .removed: 0
         case .place: 2
         case .context(_, let badges): badges.isEmpty ? 1 : 2
+        case .badgeReset(_, _, let sequences): sequences.isEmpty ? 1 : 2
         default: 1
         }
     }
@@ -144,12 +145,13 @@ extension ByteWriter {
             } else {
                 byte(0)
             }
-        case .badgeReset(let count, let seen):
+        case .badgeReset(let count, let seen, let sequences):
             signed(count)
             varint(UInt64(seen.count))
             for replica in seen.keys.sorted() {
                 fixed64(replica.rawValue)
                 signed(seen[replica]!)
+                if !sequences.isEmpty { varint(sequences[replica] ?? 0) }
             }
         case .badgeTotal(let total):
             signed(total)
@@ -261,6 +263,23 @@ extension ByteReader {
                     marks.append(mark)
                 }
                 return .context(vector, badges: marks)
+            case .badgeReset:
+                let count = try signed()
+                let seenCount = try self.count(max: Entry.maxReplicas, "badge reset replica count")
+                guard seenCount > 0 else { throw fail("a badge reset in format 2 must list its totals") }
+                var seen: [ReplicaID: Int64] = [:]
+                var sequences: [ReplicaID: UInt64] = [:]
+                var previous: ReplicaID?
+                for _ in 0..<seenCount {
+                    let replica = ReplicaID(rawValue: try fixed64())
+                    if let previous, !(previous < replica) { throw fail("badge reset replicas not in order") }
+                    previous = replica
+                    seen[replica] = try signed()
+                    let sequence = try varint()
+                    guard sequence > 0 else { throw fail("badge reset with sequence 0") }
+                    sequences[replica] = sequence
+                }
+                return .badgeReset(count: count, seen: seen, sequences: sequences)
             default:
                 throw fail("value tag 2 on an entry that has no second form")
             }

@@ -185,8 +185,13 @@ struct DumpDocumentScanner {
                     break
                 }
             }
+            var sequences: [ReplicaID: UInt64] = [:]
+            if matches(#","sequences":"#) {
+                sequences = try replicaObject().storage
+                guard !sequences.isEmpty else { throw Unusual() }
+            }
             try expect("}")
-            return .badgeReset(count: count, seen: seen)
+            return .badgeReset(count: count, seen: seen, sequences: sequences)
         case .badgeIncrements:
             return .badgeTotal(try signed())
         case .cleared:

@@ -90,10 +90,18 @@ enum DumpEntryReader {
         case (.badgeText, .null): return .text(nil)
         case (.badgeReset, .object):
             let reset = try DumpFields(
-                value, context: fields.context + " value", line: fields.line, allowed: ["count", "seen"])
+                value, context: fields.context + " value", line: fields.line,
+                allowed: ["count", "seen", "sequences"])
             let count = try DumpFields.signed(try reset.value("count"), name: "count", fields: reset)
+            var sequences: [ReplicaID: UInt64] = [:]
+            if let listed = reset.members["sequences"] {
+                sequences = try vector(listed, fields: reset, signed: false).mapValues {
+                    UInt64(bitPattern: $0)
+                }
+            }
             return .badgeReset(
-                count: count, seen: try vector(try reset.value("seen"), fields: reset, signed: true))
+                count: count, seen: try vector(try reset.value("seen"), fields: reset, signed: true),
+                sequences: sequences)
         case (.badgeIncrements, .integer):
             return .badgeTotal(try DumpFields.signed(value, name: "value", fields: fields))
         case (.cleared, .object(let members)) where members["context"] != nil:

@@ -252,13 +252,18 @@ public struct DumpWriter: Sendable {
         case .selection(.none): output.raw("\"none\"")
         case .text(let text):
             if let text { output.string(text) } else { output.raw("null") }
-        case .badgeReset(let count, let seen):
+        case .badgeReset(let count, let seen, let sequences):
             output.raw("{")
             output.name("count")
             output.integer(count)
             output.raw(",")
             output.name("seen")
             writeVector(seen.keys.sorted().map { ($0, seen[$0]!) })
+            if !sequences.isEmpty {
+                output.raw(",")
+                output.name("sequences")
+                writeVector(sequences.keys.sorted().map { ($0, Int64(bitPattern: sequences[$0]!)) })
+            }
             output.raw("}")
         case .badgeTotal(let total): output.integer(total)
         case .context(let vector, let badges):

@@ -9,10 +9,12 @@ struct ResolvedBar {
     /// The winning live position, customizable and hidden flag of each catalog tab, by catalog index.
     private var states: [TabState]
     var texts: [TabID: String] = [:]
-    var resets: [TabID: (count: Int64, seen: [ReplicaID: Int64])] = [:]
+    var resets: [TabID: (count: Int64, seen: [ReplicaID: Int64], sequences: [ReplicaID: UInt64])] = [:]
     var totals: [TabID: [ReplicaID: Int64]] = [:]
-    /// The badge totals the clear had seen, by tab and replica.
-    var marks: [TabID: [ReplicaID: Int64]] = [:]
+    /// The badge totals the clear had seen, by tab and replica, with the sequence that wrote each.
+    var marks: [TabID: [ReplicaID: (total: Int64, sequence: UInt64)]] = [:]
+    /// The sequence of each live badge total's dot.
+    var totalSequences: [TabID: [ReplicaID: UInt64]] = [:]
     var storedSelection: Selection = .none
     /// Non-fixed catalog tabs, hidden ones included, in resolved order.
     var movableOrder: [TabID] = []
@@ -60,14 +62,15 @@ struct ResolvedBar {
                 storedSelection = selection
             case (.badgeText(let tab), .text(let text)):
                 texts[tab] = text
-            case (.badgeReset(let tab), .badgeReset(let count, let seen)):
-                resets[tab] = (count, seen)
+            case (.badgeReset(let tab), .badgeReset(let count, let seen, let sequences)):
+                resets[tab] = (count, seen, sequences)
             case (.badgeIncrements(let tab, let replica), .badgeTotal(let total)):
                 totals[tab, default: [:]][replica] = total
+                totalSequences[tab, default: [:]][replica] = entry.dot.sequence
             case (.cleared, .context(_, let badges)):
                 for mark in badges {
                     let tab = renaming ? catalog.current(mark.tab) : mark.tab
-                    marks[tab, default: [:]][mark.replica] = mark.total
+                    marks[tab, default: [:]][mark.replica] = (mark.total, mark.sequence)
                 }
             default:
                 continue
@@ -79,12 +82,19 @@ struct ResolvedBar {
 
     /// The total `replica` has counted for `tab` so far: its live entry, else what the clear saw of it.
     func currentTotal(_ tab: TabID, _ replica: ReplicaID) -> Int64 {
-        totals[tab]?[replica] ?? marks[tab]?[replica] ?? 0
+        totals[tab]?[replica] ?? marks[tab]?[replica]?.total ?? 0
     }
 
-    /// Every replica's current total for `tab` (what a badge set records as seen).
-    func currentTotals(_ tab: TabID) -> [ReplicaID: Int64] {
-        (marks[tab] ?? [:]).merging(totals[tab] ?? [:]) { _, live in live }
+    /// Every replica's current total for `tab` with the sequence that wrote it (what a badge set
+    /// records as seen).
+    func currentTotals(_ tab: TabID) -> (totals: [ReplicaID: Int64], sequences: [ReplicaID: UInt64]) {
+        var result = (marks[tab] ?? [:]).mapValues(\.total)
+        var sequences = (marks[tab] ?? [:]).mapValues(\.sequence)
+        for (replica, total) in totals[tab] ?? [:] {
+            result[replica] = total
+            sequences[replica] = totalSequences[tab]?[replica]
+        }
+        return (result, sequences)
     }
 
     func isHidden(_ tab: Catalog.Tab) -> Bool {
@@ -258,12 +268,23 @@ struct ResolvedBar {
     /// the clear had seen, so increments a clear covered never come back.
     func rawBadgeCount(_ tab: TabID) -> Int64 {
         var count: Int64 = 0
+        let marks = self.marks[tab]
         if let reset = resets[tab] {
             count = reset.count
-            for (replica, total) in totals[tab] ?? [:] { count += total - (reset.seen[replica] ?? 0) }
+            for (replica, total) in totals[tab] ?? [:] {
+                // Count from whichever saw more of this replica: the set, or a clear it had not seen.
+                var zero = reset.seen[replica] ?? 0
+                if let mark = marks?[replica] {
+                    if let sequence = reset.sequences[replica] {
+                        if mark.sequence > sequence { zero = mark.total }
+                    } else if reset.seen[replica] == nil {
+                        zero = mark.total
+                    }
+                }
+                count += total - zero
+            }
         } else {
-            let marks = self.marks[tab]
-            for (replica, total) in totals[tab] ?? [:] { count += total - (marks?[replica] ?? 0) }
+            for (replica, total) in totals[tab] ?? [:] { count += total - (marks?[replica]?.total ?? 0) }
         }
         return count
     }

@@ -1,0 +1,219 @@
+import TabKeep
+
+/// What the users meant, kept apart from everything the store does: every accepted edit with the
+/// edits its device had seen when it was made, replayed in stamp order.
+///
+/// It is deliberately slow and plain: no keys, no tombstones, no vectors. Registers are "the latest
+/// write wins, unless a clear had seen it"; a badge counts from its latest set (unless a clear had
+/// seen that set) the increments that neither that set nor any clear had seen; a move keeps its tab between the neighbours its
+/// device saw, as long as those neighbours have not moved since.
+///
+/// The scripts wait for the wall clock's millisecond to move on before every edit, so the order of
+/// the script is the order of the stamps, and the model needs no clock of its own.
+struct ReferenceModel {
+    enum Change: Equatable {
+        /// The tab now stands after `after` and before `before` (the neighbours, fixed tabs left out,
+        /// in the order its device showed once the move was made). `copied`: a guest merge carried it.
+        case move(TabID, after: TabID?, before: TabID?, copied: Bool)
+        case customizable(TabID, Bool)
+        case hidden(TabID, Bool)
+        case select(Selection)
+        case badgeText(TabID, String?)
+        case badgeSet(TabID, Int64)
+        /// The change the increment made, after the clamping the device applied to what it saw.
+        case badgeAdd(TabID, Int64)
+        /// A reset of the bar, or an erase of the profile.
+        case clear
+    }
+
+    struct Edit {
+        let id: Int
+        /// Stamp order; a guest merge's copy keeps the order of the edit it copies.
+        let order: Int
+        let device: Int
+        let profile: ProfileID
+        let change: Change
+        /// The edits the device held when it made this one.
+        let seen: Set<Int>
+        /// The catalog variant the device ran.
+        let catalog: Int
+    }
+
+    private(set) var edits: [Edit] = []
+    /// What each device holds.
+    var knowledge: [Set<Int>]
+    private var nextOrder = 0
+
+    init(devices: Int) {
+        knowledge = Array(repeating: [], count: devices)
+    }
+
+    /// Records an edit made now by `device`.
+    /// `together`: the other edits made in the same call (a reorder's moves), which it sees as done.
+    @discardableResult
+    mutating func record(
+        _ change: Change, profile: ProfileID, device: Int, catalog: Int, order: Int? = nil,
+        together: Set<Int> = []
+    ) -> Edit {
+        let edit = Edit(
+            id: edits.count, order: order ?? nextOrder, device: device, profile: profile, change: change,
+            seen: knowledge[device].union(together), catalog: catalog)
+        if order == nil { nextOrder += 1 }
+        edits.append(edit)
+        knowledge[device].insert(edit.id)
+        return edit
+    }
+
+    // MARK: Reading the model
+
+    /// The edits of `profile` among `known`, in stamp order.
+    func edits(of profile: ProfileID, in known: Set<Int>) -> [Edit] {
+        known.map { edits[$0] }.filter { $0.profile == profile }.sorted {
+            ($0.order, $0.id) < ($1.order, $1.id)
+        }
+    }
+
+    /// Whether a clear of the profile among `known` had seen `edit`.
+    func isCleared(_ edit: Edit, in known: Set<Int>) -> Bool {
+        known.contains { id in
+            let clear = edits[id]
+            return clear.change == .clear && clear.profile == edit.profile && clear.seen.contains(edit.id)
+        }
+    }
+
+    /// The latest edit matching `matches`, or nil when there is none or a clear had seen it.
+    func winner(_ profile: ProfileID, in known: Set<Int>, where matches: (Change) -> Bool) -> Edit? {
+        guard let latest = edits(of: profile, in: known).last(where: { matches($0.change) }) else {
+            return nil
+        }
+        return isCleared(latest, in: known) ? nil : latest
+    }
+
+    /// The winning move of `tab`, nil when it never moved or its latest move was cleared.
+    func placement(of tab: TabID, _ profile: ProfileID, in known: Set<Int>) -> Edit? {
+        winner(profile, in: known) { if case .move(tab, _, _, _) = $0 { true } else { false } }
+    }
+
+    /// The badge count before clamping at zero.
+    func rawBadge(_ tab: TabID, _ profile: ProfileID, in known: Set<Int>) -> Int64 {
+        let all = edits(of: profile, in: known)
+        let increments = all.compactMap { edit -> (Edit, Int64)? in
+            if case .badgeAdd(tab, let delta) = edit.change { return (edit, delta) }
+            return nil
+        }
+        let set = all.last { if case .badgeSet(tab, _) = $0.change { true } else { false } }
+        if let set, !isCleared(set, in: known), case .badgeSet(_, let count) = set.change {
+            return count
+                + increments.filter { !set.seen.contains($0.0.id) && !isCleared($0.0, in: known) }
+                .reduce(0) { $0 + $1.1 }
+        }
+        return increments.filter { !isCleared($0.0, in: known) }.reduce(0) { $0 + $1.1 }
+    }
+
+    /// The layout the users' edits mean on a device running `catalog`, except the order, which
+    /// ``orderProblems`` checks.
+    func expectedLayout(_ profile: ProfileID, catalog: Catalog, in known: Set<Int>) -> Layout {
+        func flag(_ tab: Catalog.Tab, hidden: Bool) -> Bool {
+            let edit = winner(profile, in: known) {
+                switch $0 {
+                case .hidden(tab.id, _): hidden
+                case .customizable(tab.id, _): !hidden
+                default: false
+                }
+            }
+            switch edit?.change {
+            case .hidden(_, let value)?, .customizable(_, let value)?: return value
+            default:
+                if hidden {
+                    switch tab.placement {
+                    case .fixed, .movable: return false
+                    case .optional: return true
+                    case .default: return tab.hidden
+                    }
+                }
+                return tab.placement == .fixed ? false : tab.customizable
+            }
+        }
+        var layout = Layout(order: [], hidden: [])
+        for tab in catalog.tabs {
+            let hidden =
+                tab.placement == .default || tab.placement == .optional ? flag(tab, hidden: true) : false
+            if hidden {
+                layout.hidden.append(tab.id)
+                continue
+            }
+            layout.order.append(tab.id)
+            if flag(tab, hidden: false) { layout.customizable.append(tab.id) }
+            let count = rawBadge(tab.id, profile, in: known)
+            if count > 0 { layout.badges[tab.id] = Int(count) }
+            if case .badgeText(_, let text?)? = winner(
+                profile, in: known,
+                where: {
+                    if case .badgeText(tab.id, _) = $0 { true } else { false }
+                })?.change
+            {
+                layout.badgeTexts[tab.id] = text
+            }
+        }
+        if case .select(let selection)? = winner(
+            profile, in: known,
+            where: {
+                if case .select = $0 { true } else { false }
+            })?.change
+        {
+            switch selection {
+            case .tab(let tab): layout.selection = layout.order.contains(tab) ? selection : .none
+            default: layout.selection = selection
+            }
+        }
+        return layout
+    }
+
+    /// Where `order` (a device's shown order with `catalog`, variant `variant`) breaks what the users
+    /// did. The rules it accepts:
+    /// - a tab's winning move keeps it after and before the neighbours its device saw, unless that
+    ///   neighbour has moved (or was reset) since: two concurrent moves into one gap may land in either
+    ///   order, and a move follows neither neighbour's later moves;
+    /// - tabs that never moved (or whose moves were cleared) keep the catalog's order;
+    /// - a move made on a device whose catalog had a tab this one lacks is not checked here (the tab
+    ///   it was placed after may not exist); LostEditTests checks that case exactly; a guest merge's
+    ///   copied moves are checked only as winners of their tab, not against their old neighbours.
+    func orderProblems(
+        _ order: [TabID], _ profile: ProfileID, catalog: Catalog, variant: Int, catalogs: [Catalog],
+        in known: Set<Int>
+    ) -> [String] {
+        var problems: [String] = []
+        var index: [TabID: Int] = [:]
+        for (position, tab) in order.enumerated() { index[tab] = position }
+        let ids = Set(catalog.tabs.map(\.id))
+        var unmoved: [TabID] = []
+        for tab in catalog.tabs where tab.placement != .fixed {
+            guard let at = index[tab.id] else { continue }
+            guard let move = placement(of: tab.id, profile, in: known) else {
+                unmoved.append(tab.id)
+                continue
+            }
+            guard case .move(_, let after, let before, let copied) = move.change, !copied,
+                Set(catalogs[move.catalog].tabs.map(\.id)).isSubset(of: ids)
+            else { continue }
+            for (neighbour, shouldBeBefore) in [(after, true), (before, false)] {
+                guard let neighbour, let other = index[neighbour] else { continue }
+                // The neighbour must stand where the mover saw it.
+                guard
+                    placement(of: neighbour, profile, in: known)?.id
+                        == placement(of: neighbour, profile, in: move.seen)?.id
+                else { continue }
+                if shouldBeBefore ? other > at : other < at {
+                    problems.append(
+                        "\(tab.id) was moved (edit \(move.id)) to stand \(shouldBeBefore ? "after" : "before") \(neighbour), which has not moved since: \(order)"
+                    )
+                }
+            }
+        }
+        let shownUnmoved = unmoved.map { index[$0]! }
+        if shownUnmoved != shownUnmoved.sorted() {
+            problems.append("tabs that never moved are out of catalog order: \(order)")
+        }
+        return problems
+    }
+}
