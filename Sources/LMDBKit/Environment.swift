@@ -419,18 +419,48 @@ public final class Environment: @unchecked Sendable {
 
     /// Copies the environment, while it is in use, into `destination` (created if missing, and
     /// empty). With `compact`, free pages are omitted and pages renumbered. The copy is a
-    /// consistent snapshot of the last commit before the copy began. Wraps `mdb_env_copy2`.
+    /// consistent snapshot of the last commit before the copy began.
+    ///
+    /// The copy's `data.mdb` is created with the configuration's file mode from the start and
+    /// exclusively (`O_CREAT | O_EXCL | O_NOFOLLOW`), so it is never readable by others, even for
+    /// an instant, and never written through a link; a destination that is itself a symbolic link
+    /// is refused with ``LMDBError/destinationIsSymbolicLink(_:)``. Wraps `mdb_env_copyfd2`.
     public func backup(to destination: String, compact: Bool = false) throws(LMDBError) {
+        var status = stat()
+        if lstat(destination, &status) == 0, status.st_mode & S_IFMT == S_IFLNK {
+            throw LMDBError.destinationIsSymbolicLink(destination)
+        }
         let target = try Environment.prepareDirectory(destination, mode: configuration.fileMode)
         let contents = (try? FileManager.default.contentsOfDirectory(atPath: target)) ?? []
         guard contents.isEmpty else { throw LMDBError.destinationNotEmpty(target) }
-        try check(mdb_env_copy2(handle, target, compact ? UInt32(MDB_CP_COMPACT) : 0))
-        chmod(target + "/data.mdb", mode_t(configuration.fileMode))
+        let file = target + "/data.mdb"
+        let descriptor = createExclusively(file, mode: configuration.fileMode)
+        guard descriptor >= 0 else { throw LMDBError.system(errno: errno) }
+        var copied = false
+        defer { if !copied { unlink(file) } }
+        do throws(LMDBError) {
+            // The copy reads the map: hold it shared so a concurrent growth cannot unmap it.
+            mapLock.lockShared()
+            defer { mapLock.unlock() }
+            try check(mdb_env_copyfd2(handle, descriptor, compact ? UInt32(MDB_CP_COMPACT) : 0))
+            guard fsync(descriptor) == 0 else { throw LMDBError.system(errno: errno) }
+        } catch {
+            close(descriptor)
+            throw error
+        }
+        guard close(descriptor) == 0 else { throw LMDBError.system(errno: errno) }
+        copied = true
     }
 
     // MARK: The registry of open paths
 
     private static let registry = Mutex<[String: WeakEnvironment]>([:])
+}
+
+/// Creates `path` for writing with `O_CREAT | O_EXCL | O_NOFOLLOW` and `mode`: never an existing
+/// file, never through a link. Returns the descriptor, or -1 with `errno` set.
+private func createExclusively(_ path: String, mode: UInt16) -> Int32 {
+    open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode_t(mode))
 }
 
 /// A weak reference to an open environment, so the registry does not keep it alive.

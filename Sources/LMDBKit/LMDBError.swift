@@ -75,6 +75,8 @@ public enum LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
     case readOnlyTransaction
     /// A backup destination that is not an empty directory.
     case destinationNotEmpty(String)
+    /// A backup destination that is a symbolic link: a backup never goes through one.
+    case destinationIsSymbolicLink(String)
 
     /// Maps an LMDB return code (`MDB_*` or an errno) to an error.
     init(code: Int32) {
@@ -130,7 +132,7 @@ public enum LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
         case .other(let code): code
         case .system(let errno): errno
         case .emptyKey, .keyTooLong, .unknownDatabase, .nestedTransaction, .readOnlyTransaction,
-            .destinationNotEmpty:
+            .destinationNotEmpty, .destinationIsSymbolicLink:
             nil
         }
     }
@@ -150,6 +152,8 @@ public enum LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
             return "a write was attempted in a read-only transaction"
         case .destinationNotEmpty(let path):
             return "backup destination \(path) is not an empty directory"
+        case .destinationIsSymbolicLink(let path):
+            return "backup destination \(path) is a symbolic link; give the directory it points to"
         default:
             return String(cString: mdb_strerror(code ?? 0))
         }

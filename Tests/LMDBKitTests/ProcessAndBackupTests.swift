@@ -103,3 +103,26 @@ struct MapResizeTests {
         try env.write { txn in try txn.put(items, key: "after".bytes, value: [2]) }
     }
 }
+
+@Suite("Backup files")
+struct BackupFileTests {
+    let directory = TemporaryDirectory()
+
+    @Test func aBackupIsModeSixHundredAndNeverGoesThroughALink() throws {
+        let env = try Environment.open(path: directory.sub("env"), configuration: .init(databases: ["items"]))
+        let items = try env.database("items")
+        try env.write { txn in try txn.put(items, key: "a".bytes, value: [1]) }
+        try env.backup(to: directory.sub("copy"))
+        var status = stat()
+        #expect(lstat(directory.sub("copy/data.mdb"), &status) == 0)
+        #expect(status.st_mode & 0o777 == 0o600)
+        try FileManager.default.createDirectory(
+            atPath: directory.sub("real"), withIntermediateDirectories: false)
+        try FileManager.default.createSymbolicLink(
+            atPath: directory.sub("link"), withDestinationPath: directory.sub("real"))
+        #expect(throws: LMDBError.destinationIsSymbolicLink(directory.sub("link"))) {
+            try env.backup(to: directory.sub("link"))
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.sub("real")).isEmpty)
+    }
+}
