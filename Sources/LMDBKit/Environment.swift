@@ -60,12 +60,8 @@ public final class Environment: @unchecked Sendable {
 
     deinit {
         for txn in readerPool.withLock({ $0 }) { mdb_txn_abort(OpaquePointer(bitPattern: txn)) }
-        Environment.registry.withLock { live in
-            if let box = live[path], box.environment == nil || box.environment === self {
-                live[path] = nil
-            }
-            mdb_env_close(handle)
-        }
+        // Until mdb_env_close returns, the path is closing: a concurrent open waits for it.
+        Environment.registry.closing(path, handle: handle) { mdb_env_close(handle) }
     }
 
     /// Opens the environment in `path`, creating the directory and the files if missing, or hands
@@ -74,26 +70,38 @@ public final class Environment: @unchecked Sendable {
     /// Stale reader slots left by dead processes are cleared on open (`mdb_reader_check`), and
     /// every named database of the configuration is opened (created if missing) in one transaction.
     /// On a read-only filesystem (`EROFS`) it opens `MDB_RDONLY`: reads work, writes throw `EROFS`.
-    /// Wraps `mdb_env_create`, `mdb_env_open` and `mdb_dbi_open`.
+    ///
+    /// When the path is already open, `configuration` must match the open one in everything but
+    /// ``Configuration/initialMapSize`` (the live map keeps its size) and may name fewer
+    /// ``Configuration/databases``; another durability, maximum map size, reader or database
+    /// count, or file mode throws ``LMDBError/configurationMismatch(path:setting:)``, and a
+    /// database the open environment lacks throws ``LMDBError/unknownDatabase(_:)``. When the
+    /// path's last environment is being closed at that instant, this waits for the close and
+    /// opens the path afresh. Wraps `mdb_env_create`, `mdb_env_open` and `mdb_dbi_open`.
     public static func open(path: String, configuration: Configuration = .init()) throws(LMDBError)
         -> Environment
     {
         let canonical = try prepareDirectory(path, mode: configuration.fileMode)
-        // Holds a found environment until the lock is released, so its deinit never runs under the lock.
-        var found: Environment?
-        defer { withExtendedLifetime(found) {} }
-        return try registry.withLock { live throws(LMDBError) -> Environment in
-            found = live[canonical]?.environment
-            if let existing = found {
-                for name in configuration.databases where existing.databases[name] == nil {
-                    throw LMDBError.unknownDatabase(name)
-                }
-                return existing
-            }
-            let env = try openNew(path: canonical, configuration: configuration)
-            live[canonical] = WeakEnvironment(env)
-            return env
+        return try registry.open(
+            canonical,
+            reuse: { (existing) throws(LMDBError) in try existing.checkReuse(with: configuration) },
+            make: { () throws(LMDBError) in try openNew(path: canonical, configuration: configuration) })
+    }
+
+    /// Throws unless an open of this environment's path with `other` may share it.
+    private func checkReuse(with other: Configuration) throws(LMDBError) {
+        let mine = configuration
+        let differing: [(String, Bool)] = [
+            ("durability", other.durability != mine.durability),
+            ("maximum map size", other.maxMapSize != mine.maxMapSize),
+            ("reader count", other.maxReaders != mine.maxReaders),
+            ("database count", other.maxDatabases != mine.maxDatabases),
+            ("file mode", other.fileMode != mine.fileMode),
+        ]
+        if let (setting, _) = differing.first(where: \.1) {
+            throw LMDBError.configurationMismatch(path: path, setting: setting)
         }
+        for name in other.databases where databases[name] == nil { throw LMDBError.unknownDatabase(name) }
     }
 
     private static func openNew(path: String, configuration: Configuration, readOnly: Bool = false)
@@ -357,11 +365,7 @@ public final class Environment: @unchecked Sendable {
     public static func isOpen(path: String) -> Bool {
         guard let resolved = realpath(path, nil) else { return false }
         defer { free(resolved) }
-        let canonical = String(cString: resolved)
-        // Released outside the lock, so a last reference never runs deinit under it.
-        var found: Environment?
-        registry.withLock { found = $0[canonical]?.environment }
-        return found != nil
+        return registry.isOpen(String(cString: resolved))
     }
 
     /// Trades this thread's shared hold of the map lock for an exclusive one around `body`.
@@ -454,18 +458,11 @@ public final class Environment: @unchecked Sendable {
 
     // MARK: The registry of open paths
 
-    private static let registry = Mutex<[String: WeakEnvironment]>([:])
+    static let registry = EnvironmentRegistry()
 }
 
 /// Creates `path` for writing with `O_CREAT | O_EXCL | O_NOFOLLOW` and `mode`: never an existing
 /// file, never through a link. Returns the descriptor, or -1 with `errno` set.
 private func createExclusively(_ path: String, mode: UInt16) -> Int32 {
     open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode_t(mode))
-}
-
-/// A weak reference to an open environment, so the registry does not keep it alive.
-// @unchecked: the weak reference is read only under the registry's lock
-private final class WeakEnvironment: @unchecked Sendable {
-    weak var environment: Environment?
-    init(_ environment: Environment) { self.environment = environment }
 }
