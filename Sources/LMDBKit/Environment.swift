@@ -312,7 +312,7 @@ public final class Environment: @unchecked Sendable {
 
     /// Doubles the map, up to the configured maximum; throws `mapFull` at the maximum.
     private func growMap() throws(LMDBError) {
-        let current = info().mapSize
+        let current = try infoHoldingMapLock().mapSize
         guard current < configuration.maxMapSize else { throw LMDBError.mapFull }
         let next = min(max(current, 1 << 16) * 2, configuration.maxMapSize)
         try withExclusiveMap { () throws(LMDBError) in try check(mdb_env_set_mapsize(handle, next)) }
@@ -325,7 +325,7 @@ public final class Environment: @unchecked Sendable {
         writerLock.lock()
         defer { writerLock.unlock() }
         let target = min(bytes, configuration.maxMapSize)
-        guard info().mapSize < target else { return }
+        guard try info().mapSize < target else { return }
         mapLock.lockExclusive()
         defer { mapLock.unlock() }
         try check(mdb_env_set_mapsize(handle, target))
@@ -386,20 +386,37 @@ public final class Environment: @unchecked Sendable {
         try check(mdb_env_sync(handle, 1))
     }
 
-    /// The environment's figures. Wraps `mdb_env_info` and `mdb_env_stat`.
-    public func info() -> EnvironmentInfo {
+    /// The environment's figures. It holds the map lock, so a concurrent map growth cannot unmap
+    /// the meta pages it reads. Wraps `mdb_env_info` and `mdb_env_stat`.
+    public func info() throws(LMDBError) -> EnvironmentInfo {
+        mapLock.lockShared()
+        defer { mapLock.unlock() }
+        return try infoHoldingMapLock()
+    }
+
+    /// ``info()`` for a caller that already holds the map lock.
+    private func infoHoldingMapLock() throws(LMDBError) -> EnvironmentInfo {
         var info = MDB_envinfo()
         var stat = MDB_stat()
-        mdb_env_info(handle, &info)
-        mdb_env_stat(handle, &stat)
+        try check(mdb_env_info(handle, &info))
+        try check(mdb_env_stat(handle, &stat))
         return EnvironmentInfo(
             mapSize: info.me_mapsize, lastPage: info.me_last_pgno, lastTransactionID: info.me_last_txnid,
             maxReaders: Int(info.me_maxreaders), readers: Int(info.me_numreaders),
             pageSize: Int(stat.ms_psize))
     }
 
-    /// The id of the last transaction committed by any process: cheap, for change polling.
-    public var lastTransactionID: Int { info().lastTransactionID }
+    /// The id of the last transaction committed by any process: cheap, for change polling. Holds
+    /// the map lock like ``info()``. `mdb_env_info` fails only for a null environment or result,
+    /// which an open environment never passes, so a failure stops the process instead of throwing.
+    public var lastTransactionID: Int {
+        mapLock.lockShared()
+        defer { mapLock.unlock() }
+        var info = MDB_envinfo()
+        let rc = mdb_env_info(handle, &info)
+        precondition(rc == 0, "mdb_env_info failed: \(LMDBError(code: rc))")
+        return info.me_last_txnid
+    }
 
     /// The figures of one database. Wraps `mdb_stat`.
     public func statistics(of database: Database) throws(LMDBError) -> DatabaseStatistics {
