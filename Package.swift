@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 // TabKeep: keep how each user arranged a tab bar, in LMDB, merged across devices.
 
 import PackageDescription
@@ -25,6 +25,12 @@ let package = Package(
             pkgConfig: "lmdb",
             providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
         ),
+        // zlib for CRC-32; macOS ships it, so Homebrew needs nothing.
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         .systemLibrary(
             name: "CSQLite",
             path: "Tools/CSQLite",
@@ -32,7 +38,7 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
         .target(name: "LMDBKit", dependencies: ["CLMDB"], swiftSettings: strict),
-        .target(name: "TabKeep", dependencies: ["LMDBKit"], swiftSettings: strict),
+        .target(name: "TabKeep", dependencies: ["LMDBKit", "CZlib"], swiftSettings: strict),
         .target(name: "TabKeepSync", dependencies: ["TabKeep", "LMDBKit"], swiftSettings: strict),
         .target(name: "TabKeepUIKit", dependencies: ["TabKeep"], swiftSettings: strict),
         .executableTarget(

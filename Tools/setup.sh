@@ -1,57 +1,79 @@
 #!/usr/bin/env bash
-# Shared set-up for the README's two commands: makes sure liblmdb (headers, library, pkg-config
-# file) and lmdb-utils are installed, installing them when this machine lets us.
+# Shared set-up for the README's two commands: makes sure pkg-config, liblmdb (headers, library,
+# pkg-config file), lmdb-utils, SQLite's headers (the benchmark's peer) and zlib's headers (CRC-32)
+# are installed, each checked on its own, installing what is missing when this machine lets us.
 # Sourced by Tools/run-demo.sh and Tools/run-tests.sh; safe to run on its own.
 set -euo pipefail
 
 say() { printf 'tabkeep setup: %s\n' "$*" >&2; }
 
-have_lmdb() {
-    pkg-config --exists lmdb 2>/dev/null && command -v mdb_stat >/dev/null 2>&1 && command -v mdb_dump >/dev/null 2>&1
+have_program() { command -v "$1" >/dev/null 2>&1; }
+have_library() { have_program pkg-config && pkg-config --exists "$1" 2>/dev/null; }
+
+# The Debian packages still missing, one need at a time.
+missing_apt_packages() {
+    local packages=()
+    have_program pkg-config || packages+=(pkg-config)
+    have_library lmdb || packages+=(liblmdb-dev)
+    { have_program mdb_stat && have_program mdb_dump && have_program mdb_load; } || packages+=(lmdb-utils)
+    have_library sqlite3 || packages+=(libsqlite3-dev)
+    have_library zlib || packages+=(zlib1g-dev)
+    echo "${packages[@]}"
 }
 
-install_lmdb() {
-    local packages="liblmdb-dev lmdb-utils pkg-config libsqlite3-dev"
-    case "$(uname -s)" in
-    Linux)
-        if ! command -v apt-get >/dev/null 2>&1; then
-            say "error: liblmdb is missing and this is not a Debian-like system; install LMDB's headers, library and tools (mdb_stat, mdb_dump), then run again"
-            return 1
-        fi
-        local sudo=""
-        if [ "$(id -u)" -ne 0 ]; then
-            if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-                sudo="sudo -n"
-            else
-                say "error: liblmdb is missing; run: sudo apt-get install -y $packages"
-                return 1
-            fi
-        fi
-        say "installing $packages with apt-get"
-        $sudo apt-get update -qq >&2
-        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $packages >&2
-        ;;
-    Darwin)
-        if command -v brew >/dev/null 2>&1; then
-            say "installing lmdb with Homebrew"
-            brew install lmdb >&2
-        else
-            say "error: liblmdb is missing; install Homebrew (https://brew.sh), then run: brew install lmdb"
-            return 1
-        fi
-        ;;
-    *)
-        say "error: liblmdb is missing; install LMDB for $(uname -s), then run again"
+install_linux() {
+    local packages="$1"
+    if ! have_program apt-get; then
+        say "error: missing $packages and this is not a Debian-like system; install pkg-config, LMDB's headers, library and tools (mdb_stat, mdb_dump, mdb_load), SQLite's and zlib's headers, then run again"
         return 1
-        ;;
-    esac
+    fi
+    local sudo=""
+    if [ "$(id -u)" -ne 0 ]; then
+        if have_program sudo && sudo -n true 2>/dev/null; then
+            sudo="sudo -n"
+        else
+            say "error: missing $packages; run: sudo apt-get install -y $packages"
+            return 1
+        fi
+    fi
+    say "installing $packages with apt-get"
+    $sudo apt-get update -qq >&2
+    # shellcheck disable=SC2086 # one word per package
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $packages >&2
 }
 
-if ! command -v swift >/dev/null 2>&1; then
-    say "error: the Swift toolchain (6.0 or later) is not on PATH; install it from https://swift.org/install"
+# macOS ships SQLite and zlib; only LMDB (and pkg-config to find it) come from Homebrew.
+install_darwin() {
+    local formulae=()
+    have_program pkg-config || formulae+=(pkg-config)
+    { have_library lmdb && have_program mdb_stat && have_program mdb_dump; } || formulae+=(lmdb)
+    [ ${#formulae[@]} -eq 0 ] && return 0
+    if have_program brew; then
+        say "installing ${formulae[*]} with Homebrew"
+        brew install "${formulae[@]}" >&2
+    else
+        say "error: ${formulae[*]} missing; install Homebrew (https://brew.sh), then run: brew install ${formulae[*]}"
+        return 1
+    fi
+}
+
+if ! have_program swift; then
+    say "error: the Swift toolchain (6.2 or later) is not on PATH; install it from https://swift.org/install"
     exit 1
 fi
-if ! have_lmdb; then
-    install_lmdb || exit 1
-    have_lmdb || { say "error: liblmdb still missing after the install"; exit 1; }
-fi
+case "$(uname -s)" in
+Linux)
+    missing=$(missing_apt_packages)
+    if [ -n "$missing" ]; then
+        install_linux "$missing" || exit 1
+        missing=$(missing_apt_packages)
+        [ -z "$missing" ] || { say "error: still missing after the install: $missing"; exit 1; }
+    fi
+    ;;
+Darwin)
+    install_darwin || exit 1
+    ;;
+*)
+    have_library lmdb || { say "error: liblmdb is missing; install LMDB for $(uname -s), then run again"; exit 1; }
+    ;;
+esac

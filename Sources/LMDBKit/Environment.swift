@@ -60,12 +60,8 @@ public final class Environment: @unchecked Sendable {
 
     deinit {
         for txn in readerPool.withLock({ $0 }) { mdb_txn_abort(OpaquePointer(bitPattern: txn)) }
-        Environment.registry.withLock { live in
-            if let box = live[path], box.environment == nil || box.environment === self {
-                live[path] = nil
-            }
-            mdb_env_close(handle)
-        }
+        // Until mdb_env_close returns, the path is closing: a concurrent open waits for it.
+        Environment.registry.closing(path, handle: handle) { mdb_env_close(handle) }
     }
 
     /// Opens the environment in `path`, creating the directory and the files if missing, or hands
@@ -74,26 +70,38 @@ public final class Environment: @unchecked Sendable {
     /// Stale reader slots left by dead processes are cleared on open (`mdb_reader_check`), and
     /// every named database of the configuration is opened (created if missing) in one transaction.
     /// On a read-only filesystem (`EROFS`) it opens `MDB_RDONLY`: reads work, writes throw `EROFS`.
-    /// Wraps `mdb_env_create`, `mdb_env_open` and `mdb_dbi_open`.
+    ///
+    /// When the path is already open, `configuration` must match the open one in everything but
+    /// ``Configuration/initialMapSize`` (the live map keeps its size) and may name fewer
+    /// ``Configuration/databases``; another durability, maximum map size, reader or database
+    /// count, or file mode throws ``LMDBError/configurationMismatch(path:setting:)``, and a
+    /// database the open environment lacks throws ``LMDBError/unknownDatabase(_:)``. When the
+    /// path's last environment is being closed at that instant, this waits for the close and
+    /// opens the path afresh. Wraps `mdb_env_create`, `mdb_env_open` and `mdb_dbi_open`.
     public static func open(path: String, configuration: Configuration = .init()) throws(LMDBError)
         -> Environment
     {
         let canonical = try prepareDirectory(path, mode: configuration.fileMode)
-        // Holds a found environment until the lock is released, so its deinit never runs under the lock.
-        var found: Environment?
-        defer { withExtendedLifetime(found) {} }
-        return try registry.withLock { live throws(LMDBError) -> Environment in
-            found = live[canonical]?.environment
-            if let existing = found {
-                for name in configuration.databases where existing.databases[name] == nil {
-                    throw LMDBError.unknownDatabase(name)
-                }
-                return existing
-            }
-            let env = try openNew(path: canonical, configuration: configuration)
-            live[canonical] = WeakEnvironment(env)
-            return env
+        return try registry.open(
+            canonical,
+            reuse: { (existing) throws(LMDBError) in try existing.checkReuse(with: configuration) },
+            make: { () throws(LMDBError) in try openNew(path: canonical, configuration: configuration) })
+    }
+
+    /// Throws unless an open of this environment's path with `other` may share it.
+    private func checkReuse(with other: Configuration) throws(LMDBError) {
+        let mine = configuration
+        let differing: [(String, Bool)] = [
+            ("durability", other.durability != mine.durability),
+            ("maximum map size", other.maxMapSize != mine.maxMapSize),
+            ("reader count", other.maxReaders != mine.maxReaders),
+            ("database count", other.maxDatabases != mine.maxDatabases),
+            ("file mode", other.fileMode != mine.fileMode),
+        ]
+        if let (setting, _) = differing.first(where: \.1) {
+            throw LMDBError.configurationMismatch(path: path, setting: setting)
         }
+        for name in other.databases where databases[name] == nil { throw LMDBError.unknownDatabase(name) }
     }
 
     private static func openNew(path: String, configuration: Configuration, readOnly: Bool = false)
@@ -304,7 +312,7 @@ public final class Environment: @unchecked Sendable {
 
     /// Doubles the map, up to the configured maximum; throws `mapFull` at the maximum.
     private func growMap() throws(LMDBError) {
-        let current = info().mapSize
+        let current = try infoHoldingMapLock().mapSize
         guard current < configuration.maxMapSize else { throw LMDBError.mapFull }
         let next = min(max(current, 1 << 16) * 2, configuration.maxMapSize)
         try withExclusiveMap { () throws(LMDBError) in try check(mdb_env_set_mapsize(handle, next)) }
@@ -317,7 +325,7 @@ public final class Environment: @unchecked Sendable {
         writerLock.lock()
         defer { writerLock.unlock() }
         let target = min(bytes, configuration.maxMapSize)
-        guard info().mapSize < target else { return }
+        guard try info().mapSize < target else { return }
         mapLock.lockExclusive()
         defer { mapLock.unlock() }
         try check(mdb_env_set_mapsize(handle, target))
@@ -357,11 +365,7 @@ public final class Environment: @unchecked Sendable {
     public static func isOpen(path: String) -> Bool {
         guard let resolved = realpath(path, nil) else { return false }
         defer { free(resolved) }
-        let canonical = String(cString: resolved)
-        // Released outside the lock, so a last reference never runs deinit under it.
-        var found: Environment?
-        registry.withLock { found = $0[canonical]?.environment }
-        return found != nil
+        return registry.isOpen(String(cString: resolved))
     }
 
     /// Trades this thread's shared hold of the map lock for an exclusive one around `body`.
@@ -382,20 +386,37 @@ public final class Environment: @unchecked Sendable {
         try check(mdb_env_sync(handle, 1))
     }
 
-    /// The environment's figures. Wraps `mdb_env_info` and `mdb_env_stat`.
-    public func info() -> EnvironmentInfo {
+    /// The environment's figures. It holds the map lock, so a concurrent map growth cannot unmap
+    /// the meta pages it reads. Wraps `mdb_env_info` and `mdb_env_stat`.
+    public func info() throws(LMDBError) -> EnvironmentInfo {
+        mapLock.lockShared()
+        defer { mapLock.unlock() }
+        return try infoHoldingMapLock()
+    }
+
+    /// ``info()`` for a caller that already holds the map lock.
+    private func infoHoldingMapLock() throws(LMDBError) -> EnvironmentInfo {
         var info = MDB_envinfo()
         var stat = MDB_stat()
-        mdb_env_info(handle, &info)
-        mdb_env_stat(handle, &stat)
+        try check(mdb_env_info(handle, &info))
+        try check(mdb_env_stat(handle, &stat))
         return EnvironmentInfo(
             mapSize: info.me_mapsize, lastPage: info.me_last_pgno, lastTransactionID: info.me_last_txnid,
             maxReaders: Int(info.me_maxreaders), readers: Int(info.me_numreaders),
             pageSize: Int(stat.ms_psize))
     }
 
-    /// The id of the last transaction committed by any process: cheap, for change polling.
-    public var lastTransactionID: Int { info().lastTransactionID }
+    /// The id of the last transaction committed by any process: cheap, for change polling. Holds
+    /// the map lock like ``info()``. `mdb_env_info` fails only for a null environment or result,
+    /// which an open environment never passes, so a failure stops the process instead of throwing.
+    public var lastTransactionID: Int {
+        mapLock.lockShared()
+        defer { mapLock.unlock() }
+        var info = MDB_envinfo()
+        let rc = mdb_env_info(handle, &info)
+        precondition(rc == 0, "mdb_env_info failed: \(LMDBError(code: rc))")
+        return info.me_last_txnid
+    }
 
     /// The figures of one database. Wraps `mdb_stat`.
     public func statistics(of database: Database) throws(LMDBError) -> DatabaseStatistics {
@@ -419,23 +440,46 @@ public final class Environment: @unchecked Sendable {
 
     /// Copies the environment, while it is in use, into `destination` (created if missing, and
     /// empty). With `compact`, free pages are omitted and pages renumbered. The copy is a
-    /// consistent snapshot of the last commit before the copy began. Wraps `mdb_env_copy2`.
+    /// consistent snapshot of the last commit before the copy began.
+    ///
+    /// The copy's `data.mdb` is created with the configuration's file mode from the start and
+    /// exclusively (`O_CREAT | O_EXCL | O_NOFOLLOW`), so it is never readable by others, even for
+    /// an instant, and never written through a link; a destination that is itself a symbolic link
+    /// is refused with ``LMDBError/destinationIsSymbolicLink(_:)``. Wraps `mdb_env_copyfd2`.
     public func backup(to destination: String, compact: Bool = false) throws(LMDBError) {
+        var status = stat()
+        if lstat(destination, &status) == 0, status.st_mode & S_IFMT == S_IFLNK {
+            throw LMDBError.destinationIsSymbolicLink(destination)
+        }
         let target = try Environment.prepareDirectory(destination, mode: configuration.fileMode)
         let contents = (try? FileManager.default.contentsOfDirectory(atPath: target)) ?? []
         guard contents.isEmpty else { throw LMDBError.destinationNotEmpty(target) }
-        try check(mdb_env_copy2(handle, target, compact ? UInt32(MDB_CP_COMPACT) : 0))
-        chmod(target + "/data.mdb", mode_t(configuration.fileMode))
+        let file = target + "/data.mdb"
+        let descriptor = createExclusively(file, mode: configuration.fileMode)
+        guard descriptor >= 0 else { throw LMDBError.system(errno: errno) }
+        var copied = false
+        defer { if !copied { unlink(file) } }
+        do throws(LMDBError) {
+            // The copy reads the map: hold it shared so a concurrent growth cannot unmap it.
+            mapLock.lockShared()
+            defer { mapLock.unlock() }
+            try check(mdb_env_copyfd2(handle, descriptor, compact ? UInt32(MDB_CP_COMPACT) : 0))
+            guard fsync(descriptor) == 0 else { throw LMDBError.system(errno: errno) }
+        } catch {
+            close(descriptor)
+            throw error
+        }
+        guard close(descriptor) == 0 else { throw LMDBError.system(errno: errno) }
+        copied = true
     }
 
     // MARK: The registry of open paths
 
-    private static let registry = Mutex<[String: WeakEnvironment]>([:])
+    static let registry = EnvironmentRegistry()
 }
 
-/// A weak reference to an open environment, so the registry does not keep it alive.
-// @unchecked: the weak reference is read only under the registry's lock
-private final class WeakEnvironment: @unchecked Sendable {
-    weak var environment: Environment?
-    init(_ environment: Environment) { self.environment = environment }
+/// Creates `path` for writing with `O_CREAT | O_EXCL | O_NOFOLLOW` and `mode`: never an existing
+/// file, never through a link. Returns the descriptor, or -1 with `errno` set.
+private func createExclusively(_ path: String, mode: UInt16) -> Int32 {
+    open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode_t(mode))
 }

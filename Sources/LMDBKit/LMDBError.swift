@@ -75,6 +75,11 @@ public enum LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
     case readOnlyTransaction
     /// A backup destination that is not an empty directory.
     case destinationNotEmpty(String)
+    /// A backup destination that is a symbolic link: a backup never goes through one.
+    case destinationIsSymbolicLink(String)
+    /// The path is already open in this process with another value of `setting` (durability,
+    /// maximum map size, reader count, database count or file mode); one path has one configuration.
+    case configurationMismatch(path: String, setting: String)
 
     /// Maps an LMDB return code (`MDB_*` or an errno) to an error.
     init(code: Int32) {
@@ -130,7 +135,7 @@ public enum LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
         case .other(let code): code
         case .system(let errno): errno
         case .emptyKey, .keyTooLong, .unknownDatabase, .nestedTransaction, .readOnlyTransaction,
-            .destinationNotEmpty:
+            .destinationNotEmpty, .destinationIsSymbolicLink, .configurationMismatch:
             nil
         }
     }
@@ -150,6 +155,11 @@ public enum LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
             return "a write was attempted in a read-only transaction"
         case .destinationNotEmpty(let path):
             return "backup destination \(path) is not an empty directory"
+        case .configurationMismatch(let path, let setting):
+            return
+                "\(path) is already open in this process with another \(setting); open it with the same configuration"
+        case .destinationIsSymbolicLink(let path):
+            return "backup destination \(path) is a symbolic link; give the directory it points to"
         default:
             return String(cString: mdb_strerror(code ?? 0))
         }

@@ -5,19 +5,21 @@
 #endif
 
 /// A pthread mutex that is locked and unlocked across scopes (the writer lock of an environment).
+/// A pthread call that fails (EDEADLK, EINVAL: a programming error) stops the process, never
+/// passes silently; the same holds for the other locks here.
 // @unchecked: owns a pthread mutex, used only through lock/unlock
 final class WriterLock: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
 
-    init() { pthread_mutex_init(mutex, nil) }
+    init() { precondition(pthread_mutex_init(mutex, nil) == 0, "pthread_mutex_init failed") }
 
     deinit {
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
     }
 
-    func lock() { pthread_mutex_lock(mutex) }
-    func unlock() { pthread_mutex_unlock(mutex) }
+    func lock() { precondition(pthread_mutex_lock(mutex) == 0, "pthread_mutex_lock failed") }
+    func unlock() { precondition(pthread_mutex_unlock(mutex) == 0, "pthread_mutex_unlock failed") }
 }
 
 /// A pthread read-write lock: every transaction holds it shared; a map resize holds it exclusive,
@@ -26,16 +28,16 @@ final class WriterLock: @unchecked Sendable {
 final class MapLock: @unchecked Sendable {
     private let rwlock = UnsafeMutablePointer<pthread_rwlock_t>.allocate(capacity: 1)
 
-    init() { pthread_rwlock_init(rwlock, nil) }
+    init() { precondition(pthread_rwlock_init(rwlock, nil) == 0, "pthread_rwlock_init failed") }
 
     deinit {
         pthread_rwlock_destroy(rwlock)
         rwlock.deallocate()
     }
 
-    func lockShared() { pthread_rwlock_rdlock(rwlock) }
-    func lockExclusive() { pthread_rwlock_wrlock(rwlock) }
-    func unlock() { pthread_rwlock_unlock(rwlock) }
+    func lockShared() { precondition(pthread_rwlock_rdlock(rwlock) == 0, "pthread_rwlock_rdlock failed") }
+    func lockExclusive() { precondition(pthread_rwlock_wrlock(rwlock) == 0, "pthread_rwlock_wrlock failed") }
+    func unlock() { precondition(pthread_rwlock_unlock(rwlock) == 0, "pthread_rwlock_unlock failed") }
 }
 
 /// Per-thread transaction depth for one environment, so that a write started inside another
@@ -44,12 +46,16 @@ final class MapLock: @unchecked Sendable {
 final class ThreadDepth: @unchecked Sendable {
     private var key = pthread_key_t()
 
-    init() { pthread_key_create(&key, nil) }
+    init() { precondition(pthread_key_create(&key, nil) == 0, "pthread_key_create failed") }
     deinit { pthread_key_delete(key) }
 
     /// Bit 0: a write is open on this thread; the rest: the number of open reads.
     var value: Int {
         get { Int(bitPattern: pthread_getspecific(key)) }
-        set { pthread_setspecific(key, UnsafeRawPointer(bitPattern: newValue)) }
+        set {
+            precondition(
+                pthread_setspecific(key, UnsafeRawPointer(bitPattern: newValue)) == 0,
+                "pthread_setspecific failed")
+        }
     }
 }

@@ -25,7 +25,8 @@ struct AllOrNothingCrashTests {
 
     /// Every profile's badge (-1 for a half-applied one), in one snapshot.
     static func contents(_ path: String) throws -> [String: Int] {
-        let store = try TabKeepStore(path: path)
+        // The durability `makeStore` may still hold the path open with: one path, one configuration.
+        let store = try TabKeepStore(path: path, options: .init(durability: .deferred))
         var result: [String: Int] = [:]
         try store.forEachDocument { key, document in
             result[key.profile.rawValue] = (try? document.get()).flatMap(Fixture.badge) ?? -1

@@ -106,10 +106,7 @@ struct LimitTests {
     }
 
     @Test func aReaderKilledMidReadLeavesASlotTheNextOpenClears() throws {
-        let mdbStat = try #require(
-            ["/usr/bin/mdb_stat", "/usr/local/bin/mdb_stat"].first {
-                FileManager.default.isExecutableFile(atPath: $0)
-            }, "mdb_stat from lmdb-utils is needed")
+        let mdbStat = try #require(which("mdb_stat"), "mdb_stat from lmdb-utils is needed on PATH")
         let directory = TestDirectory()
         let path = directory.sub("store")
         // This process keeps the store open, so no later open is the only one and resets the table.

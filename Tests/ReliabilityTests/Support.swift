@@ -143,3 +143,9 @@ enum Fixture {
 func report(_ text: String) {
     print("[reliability] \(text)")
 }
+
+/// The path of a program on `PATH` (lmdb-utils' `mdb_stat`, say), or nil.
+func which(_ name: String) -> String? {
+    let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+    return directories.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+}

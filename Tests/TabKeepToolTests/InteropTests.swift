@@ -6,13 +6,15 @@ struct InteropTests {
     @Test func lmdbUtilitiesReadAStoreTabkeepMade() throws {
         let directory = try TemporaryDirectory()
         let store = directory("store")
+        let mdbStat = try #require(which("mdb_stat"), "mdb_stat from lmdb-utils is needed on PATH")
+        let mdbDump = try #require(which("mdb_dump"), "mdb_dump from lmdb-utils is needed on PATH")
         try Tool.ok(["set", store, "--profile", "alice", "--catalog", sevenTabs, "--move", "help=1"])
-        let stat = try Tool.run(["-a", store], executable: "/usr/bin/mdb_stat")
+        let stat = try Tool.run(["-a", store], executable: mdbStat)
         #expect(stat.status == 0, "\(stat.stderr)")
         for name in ["meta", "documents", "dots", "versions", "catalogs"] {
             #expect(stat.stdout.contains("Status of \(name)"), "mdb_stat lists \(name)")
         }
-        let dump = try Tool.run(["-a", store], executable: "/usr/bin/mdb_dump")
+        let dump = try Tool.run(["-a", store], executable: mdbDump)
         #expect(dump.status == 0, "\(dump.stderr)")
         #expect(dump.stdout.contains("database=documents") && dump.stdout.contains("database=dots"))
         #expect(dump.stdout.contains("VERSION=3"))
@@ -22,32 +24,49 @@ struct InteropTests {
         let directory = try TemporaryDirectory()
         let store = directory("store")
         try Tool.ok(["set", store, "--profile", "seed", "--catalog", sevenTabs, "--select", "inbox"])
+        // The writer runs until it is stopped, and prints each profile once its edit is committed.
         let script = """
             i=0
-            while [ $i -lt 400 ]; do
+            while :; do
               "$0" set "$1" --profile "w$i" --badge-add inbox=1 --select help >/dev/null || exit 1
+              echo "w$i"
               i=$((i+1))
             done
             """
-        let (writer, out, err) = try Tool.start(["-c", script, Tool.binary, store], executable: "/bin/sh")
+        let writer = Process()
+        writer.executableURL = URL(fileURLWithPath: "/bin/sh")
+        writer.arguments = ["-c", script, Tool.binary, store]
+        let pipe = Pipe()
+        writer.standardOutput = pipe
+        writer.standardError = FileHandle.nullDevice
+        try writer.run()
         defer {
             if writer.isRunning { writer.terminate() }
             writer.waitUntilExit()
-            try? FileManager.default.removeItem(at: out)
-            try? FileManager.default.removeItem(at: err)
         }
-        // Wait until the writer has committed a few edits, then note what is committed.
-        var committed: [Substring] = []
-        for _ in 0..<200 where committed.count < 6 {
-            committed = try Tool.ok(["profiles", store]).split(separator: "\n")
-            Thread.sleep(forTimeInterval: 0.02)
+        // Waits for the event itself: the writer's report of its sixth commit.
+        var committed: [String] = []
+        var pending = Data()
+        while committed.count < 6 {
+            let chunk = pipe.fileHandleForReading.availableData
+            try #require(!chunk.isEmpty, "the writer stopped before committing six edits")
+            pending.append(chunk)
+            while let newline = pending.firstIndex(of: 0x0A) {
+                committed.append(String(decoding: pending[..<newline], as: UTF8.self))
+                pending.removeSubrange(...newline)
+            }
         }
-        #expect(committed.count >= 6)
         try Tool.ok(["backup", store, directory("copy")])
-        #expect(writer.isRunning, "the backup ran while the other process was still writing")
+        #expect(writer.isRunning, "the writer only stops when told to")
+        writer.terminate()
         #expect(try Tool.ok(["verify", directory("copy")]).hasPrefix("ok"))
-        let copied = Set(try Tool.ok(["profiles", directory("copy")]).split(separator: "\n"))
-        for line in committed { #expect(copied.contains(line), "the backup holds \(line)") }
+        let copied = Set(
+            try Tool.ok(["profiles", directory("copy")]).split(separator: "\n").map {
+                $0.split(separator: "\t")[0]
+            })
+        for profile in committed {
+            #expect(copied.contains(Substring(profile)), "the backup holds \(profile)")
+        }
         let shown = try Tool.ok(["show", directory("copy"), "--profile", "w0", "--json"])
         #expect(shown.contains("\"badges\":{\"inbox\":1}") && shown.contains("\"selected\":\"help\""))
     }

@@ -88,3 +88,9 @@ func dumpBody(_ dump: String) -> [Substring] {
     let lines = dump.split(separator: "\n")
     return Array(lines.dropFirst().dropLast())
 }
+
+/// The path of a program on `PATH` (lmdb-utils' `mdb_stat`, say), or nil.
+func which(_ name: String) -> String? {
+    let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+    return directories.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+}

@@ -27,16 +27,29 @@ extension TabKeepStore {
         try edit(profile, bar: bar, catalog: Catalog.empty, [.reset])
     }
 
+    /// Registers `catalog` as the app's current catalog for `bar` and applies `edits` to
+    /// `profile`'s `bar`, resolved against it, in one transaction: the catalog and the edits all
+    /// commit, or, if one edit throws, nothing does (the catalog stays unregistered).
+    public func edit(
+        _ profile: ProfileID, bar: BarID = .main, registering catalog: Catalog, _ edits: [TabBarEdit]
+    ) throws(TabKeepError) {
+        let request = EditRequest(
+            key: DocumentKey(profile: profile, bar: bar), catalog: catalog, edits: edits)
+        _ = try commit(registering: [(bar, catalog)], allOrNothing: true) { _ in [request] }
+    }
+
     /// Erases `profile`: every bar is cleared, permanently on this replica the moment it commits.
-    /// Returns the bars that were erased.
+    /// All or nothing: the bars are listed and cleared in one transaction, and if one cannot be
+    /// cleared (a corrupt document, say) none is. Returns the bars that were erased (none for a
+    /// profile the store does not hold).
     @discardableResult
     public func erase(_ profile: ProfileID) throws(TabKeepError) -> [BarID] {
-        let bars = try bars(of: profile)
-        let requests = bars.map {
-            EditRequest(key: DocumentKey(profile: profile, bar: $0), catalog: .empty, edits: [.reset])
+        let (requests, _) = try commit(allOrNothing: true) { txn in
+            try documentKeys(txn, prefix: Array(profile.rawValue.utf8) + [0]).map {
+                EditRequest(key: $0, catalog: .empty, edits: [.reset])
+            }
         }
-        for result in try commit(requests) { try result.get() }
-        return bars
+        return requests.map(\.key.bar)
     }
 
     /// Folds `guest`'s bars into `account` (a guest session into a signed-in account) by the merge
@@ -95,8 +108,23 @@ extension TabKeepStore {
     /// Commits `requests` in one write transaction. Each request's edits apply all-or-nothing: one
     /// that throws leaves its document untouched and reports its error, and the others still commit.
     func commit(_ requests: [EditRequest]) throws(TabKeepError) -> [Result<Void, TabKeepError>] {
+        try commit(allOrNothing: false) { _ in requests }.results
+    }
+
+    /// Registers `catalogs`, then commits the requests `makeRequests` lists inside the same write
+    /// transaction (it may run more than once, see `Environment.write`). With `allOrNothing`, the
+    /// first request that throws aborts the whole transaction, catalogs included, and is thrown;
+    /// otherwise each failed request reports its error and the others still commit.
+    func commit(
+        registering catalogs: [(bar: BarID, catalog: Catalog)] = [], allOrNothing: Bool,
+        requests makeRequests: (borrowing Transaction) throws -> [EditRequest]
+    ) throws(TabKeepError) -> (requests: [EditRequest], results: [Result<Void, TabKeepError>]) {
         do {
-            let (results, changed, added) = try environment.write { txn in
+            let (requests, results, changed, added) = try environment.write { txn in
+                for (bar, catalog) in catalogs {
+                    try txn.put(catalogsDatabase, key: Array(bar.rawValue.utf8), value: catalog.encoded())
+                }
+                let requests = try makeRequests(txn)
                 var replica = try loadReplica(txn)
                 var working: [DocumentKey: (previous: TabBarDocument?, current: TabBarDocument)] = [:]
                 var catalogsByBar: [BarID: Catalog] = [:]
@@ -126,6 +154,7 @@ extension TabKeepStore {
                         working[request.key] = (state.previous, document)
                         results.append(.success(()))
                     } catch {
+                        if allOrNothing { throw error }
                         results.append(.failure(TabKeepError.wrap(error)))
                     }
                 }
@@ -142,10 +171,10 @@ extension TabKeepStore {
                         txn, key, state.current, previous: state.previous, raising: &raises)
                 }
                 if !changed.isEmpty { try saveReplica(txn, replica, raising: raises) }
-                return (results, changed, added)
+                return (requests, results, changed, added)
             }
             watchers.publish(changed, dots: added)
-            return results
+            return (requests, results)
         } catch {
             throw TabKeepError.wrap(error)
         }

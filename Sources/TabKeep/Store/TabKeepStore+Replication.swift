@@ -187,7 +187,7 @@ extension TabKeepStore {
     ) throws(TabKeepError) -> ImportReport {
         do {
             if sizeHint > 0 && !dryRun {
-                try environment.reserveMapSize(atLeast: environment.info().usedBytes + sizeHint * 2)
+                try environment.reserveMapSize(atLeast: try environment.info().usedBytes + sizeHint * 2)
             }
             do {
                 return try importOnce(mode, newCatalogs, dryRun, keyOrdered: true, feed)

@@ -328,28 +328,31 @@ public final class TabKeepStore: Sendable {
     /// The keys of documents that hold entries (an erased bar keeps only its clear, and is left out).
     func documentKeys(prefix: [UInt8] = []) throws(TabKeepError) -> [DocumentKey] {
         do {
-            return try environment.read { txn in
-                var keys: [DocumentKey] = []
-                try txn.forEach(documents, in: .prefix(prefix)) { key, value in
-                    let documentKey = try DocumentKey(bytes: key)
-                    let document: TabBarDocument
-                    do {
-                        document = try TabBarDocument(decoding: value)
-                    } catch {
-                        keys.append(documentKey)  // a corrupt document is still listed, so it gets reported
-                        return true
-                    }
-                    // Tombstones beside a clear are an erased bar.
-                    if document.entries.contains(where: { $0.key != .cleared && $0.value != .removed }) {
-                        keys.append(documentKey)
-                    }
-                    return true
-                }
-                return keys
-            }
+            return try environment.read { txn in try documentKeys(txn, prefix: prefix) }
         } catch {
             throw TabKeepError.wrap(error)
         }
+    }
+
+    /// The keys of documents that hold entries, as `txn` sees them.
+    func documentKeys(_ txn: borrowing Transaction, prefix: [UInt8]) throws -> [DocumentKey] {
+        var keys: [DocumentKey] = []
+        try txn.forEach(documents, in: .prefix(prefix)) { key, value in
+            let documentKey = try DocumentKey(bytes: key)
+            let document: TabBarDocument
+            do {
+                document = try TabBarDocument(decoding: value)
+            } catch {
+                keys.append(documentKey)  // a corrupt document is still listed, so it gets reported
+                return true
+            }
+            // Tombstones beside a clear are an erased bar.
+            if document.entries.contains(where: { $0.key != .cleared && $0.value != .removed }) {
+                keys.append(documentKey)
+            }
+            return true
+        }
+        return keys
     }
 
     // MARK: Catalogs

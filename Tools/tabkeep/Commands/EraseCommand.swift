@@ -21,17 +21,17 @@ enum EraseCommand {
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
         let profile = try Values.profile(try arguments.required("profile"))
         let store = try Stores.existing(arguments.positionals[0])
-        let bars = try store.bars(of: profile)
         if let barText = arguments.value("bar") {
             let bar = try Values.bar(barText)
-            guard bars.contains(bar) else {
+            guard try store.bars(of: profile).contains(bar) else {
                 throw ToolError(message: "profile \"\(profile)\" has no stored bar \"\(bar)\"")
             }
             try store.reset(profile, bar: bar)
             print("reset bar \"\(bar)\" of profile \"\(profile)\"")
         } else {
-            guard !bars.isEmpty else { throw ToolError(message: "no profile \"\(profile)\" in the store") }
+            // Lists and clears the bars in one transaction: every bar, or none.
             let erased = try store.erase(profile)
+            guard !erased.isEmpty else { throw ToolError(message: "no profile \"\(profile)\" in the store") }
             print("erased profile \"\(profile)\" (bars: \(erased.map(\.rawValue).joined(separator: ", ")))")
         }
         return 0

@@ -10,8 +10,8 @@ enum SetCommand {
         summary: "Change a profile's tab bar (creates the store if missing).",
         details: """
             --catalog registers the bar's catalog (LIST: tab ids, each optionally TAB:PLACEMENT with
-            fixed, movable, default or optional). The edits apply in this order, all in one commit or
-            none: --reset, --order (a whole new order, as a finished customization), --move TAB=INDEX
+            fixed, movable, default or optional). The catalog and the edits commit together or not
+            at all. The edits apply in this order: --reset, --order (a whole new order, as a finished customization), --move TAB=INDEX
             (an index of the shown order; repeatable), --hide, --unhide, --customizable (the
             customizable subset of the tabs then shown), --select, --badge TAB=N (absolute; 0 clears), --badge-add TAB=N (N may
             be negative), --badge-text TAB=TEXT (empty TEXT clears). --move, --badge, --badge-add and
@@ -95,8 +95,10 @@ enum SetCommand {
             throw UsageError(message: "nothing to set: give --catalog or at least one edit")
         }
         let store = try Stores.creating(arguments.positionals[0])
-        if let catalog { try store.registerCatalog(catalog, for: bar) }
-        if !edits.isEmpty {
+        if let catalog {
+            // One commit: a refused edit leaves the catalog unregistered too.
+            try store.edit(profile, bar: bar, registering: catalog, edits)
+        } else if !edits.isEmpty {
             if try store.catalog(for: bar) == nil && edits == [.reset] {
                 try store.reset(profile, bar: bar)
             } else {

@@ -21,7 +21,7 @@ enum StatCommand {
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
         let store = try Stores.existing(arguments.positionals[0])
         let environment = store.environment
-        let info = environment.info()
+        let info = try environment.info()
         var databases: [(String, DatabaseStatistics)] = []
         for name in ["meta", "documents", "dots", "versions", "catalogs"] {
             databases.append((name, try environment.statistics(of: try environment.database(name))))

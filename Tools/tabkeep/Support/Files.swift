@@ -1,22 +1,32 @@
 import Foundation
 
-/// Writing whole files safely: a temporary file beside the target, mode 0600, renamed into place.
+/// Writing whole files safely: a temporary file beside the target, created exclusively with mode
+/// 0600 under a random name (never through a link planted there), then renamed into place.
 final class PrivateFileWriter {
     let path: String
     private let temporaryPath: String
     private let descriptor: Int32
     private var done = false
 
-    /// Creates `path`'s temporary sibling with mode 0600.
+    /// Creates a temporary sibling of `path` with `O_CREAT | O_EXCL | O_NOFOLLOW`, mode 0600.
     init(path: String) throws {
         self.path = path
-        temporaryPath = path + ".tmp-\(getpid())"
-        let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw ToolError(message: "cannot create \(path): \(String(cString: strerror(errno)))")
+        (temporaryPath, descriptor) = try Self.createTemporary(beside: path)
+    }
+
+    /// A new file `.NAME.tmp-RANDOM` in `path`'s directory; a name that exists (a file or a link)
+    /// is never opened, another random name is tried instead.
+    private static func createTemporary(beside path: String) throws -> (String, Int32) {
+        let target = URL(fileURLWithPath: path)
+        let directory = target.deletingLastPathComponent().path
+        for _ in 0..<16 {
+            let random = String(UInt64.random(in: 0...UInt64.max), radix: 16)
+            let candidate = directory + "/." + target.lastPathComponent + ".tmp-" + random
+            let descriptor = open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            if descriptor >= 0 { return (candidate, descriptor) }
+            guard errno == EEXIST else { break }
         }
-        fchmod(descriptor, 0o600)
-        self.descriptor = descriptor
+        throw ToolError(message: "cannot create \(path): \(String(cString: strerror(errno)))")
     }
 
     func write(_ bytes: [UInt8]) throws {

@@ -1,0 +1,120 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The environments open in this process, by canonical path: at most one `MDB_env` per path at
+/// any instant, because closing a second handle of a path drops the first one's POSIX locks.
+///
+/// A path is absent (never opened, or fully closed: it may be opened again), `open`, or
+/// `closing`. An environment whose last reference went away is closing from that instant (its
+/// weak reference reads nil) until `mdb_env_close` has returned; `open` waits while a path is
+/// closing and opens it afresh afterwards, never beside it. An explicit close or suspend goes
+/// through the same `closing` state.
+// @unchecked: the slots are read and written only with the pthread mutex held
+final class EnvironmentRegistry: @unchecked Sendable {
+    private enum Slot {
+        /// Open; the reference reads nil once the last strong reference is gone (closing begins).
+        case open(WeakEnvironment, handle: UInt)
+        /// `mdb_env_close` of this handle is under way.
+        case closing(handle: UInt)
+    }
+
+    private var slots: [String: Slot] = [:]
+    /// How many `MDB_env` handles are open per path, and the most ever open at once (for tests).
+    private var census: [String: (live: Int, peak: Int)] = [:]
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let closed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+
+    init() {
+        precondition(pthread_mutex_init(mutex, nil) == 0, "pthread_mutex_init failed")
+        precondition(pthread_cond_init(closed, nil) == 0, "pthread_cond_init failed")
+    }
+
+    private func lock() { precondition(pthread_mutex_lock(mutex) == 0, "pthread_mutex_lock failed") }
+    private func unlock() { precondition(pthread_mutex_unlock(mutex) == 0, "pthread_mutex_unlock failed") }
+
+    /// The live environment at `path`, checked by `reuse`, or a new one from `make`, registered.
+    /// Waits while the path is closing. Neither closure may open or release an environment.
+    func open(
+        _ path: String, reuse: (Environment) throws(LMDBError) -> Void,
+        make: () throws(LMDBError) -> Environment
+    ) throws(LMDBError) -> Environment {
+        // A found environment is released only after unlock(), so its deinit never runs under the lock.
+        var found: Environment?
+        let result: Result<Environment, LMDBError>
+        lock()
+        while true {
+            switch slots[path] {
+            case .open(let weak, _):
+                found = weak.environment
+                guard let existing = found else {
+                    precondition(pthread_cond_wait(closed, mutex) == 0, "pthread_cond_wait failed")
+                    continue
+                }
+                do throws(LMDBError) {
+                    try reuse(existing)
+                    result = .success(existing)
+                } catch {
+                    result = .failure(error)
+                }
+            case .closing:
+                precondition(pthread_cond_wait(closed, mutex) == 0, "pthread_cond_wait failed")
+                continue
+            case nil:
+                do throws(LMDBError) {
+                    let env = try make()
+                    slots[path] = .open(WeakEnvironment(env), handle: UInt(bitPattern: env.handle))
+                    census[path, default: (0, 0)].live += 1
+                    census[path]!.peak = max(census[path]!.peak, census[path]!.live)
+                    result = .success(env)
+                } catch {
+                    result = .failure(error)
+                }
+            }
+            break
+        }
+        unlock()
+        return try withExtendedLifetime(found) { () throws(LMDBError) in try result.get() }
+    }
+
+    /// Marks `path` closing while `close` closes `handle`, then frees the path and wakes waiters.
+    func closing(_ path: String, handle: OpaquePointer, _ close: () -> Void) {
+        let key = UInt(bitPattern: handle)
+        lock()
+        if case .open(_, let registered) = slots[path], registered == key {
+            slots[path] = .closing(handle: key)
+        }
+        unlock()
+        close()
+        lock()
+        if case .closing(let registered) = slots[path], registered == key { slots[path] = nil }
+        census[path, default: (0, 0)].live -= 1
+        precondition(pthread_cond_broadcast(closed) == 0, "pthread_cond_broadcast failed")
+        unlock()
+    }
+
+    /// Whether `path` has a live environment right now.
+    func isOpen(_ path: String) -> Bool {
+        var found: Environment?
+        lock()
+        if case .open(let weak, _) = slots[path] { found = weak.environment }
+        unlock()
+        return withExtendedLifetime(found) { found != nil }
+    }
+
+    /// The handles open at `path` now, and the most ever open at once: for tests.
+    func census(of path: String) -> (live: Int, peak: Int)? {
+        lock()
+        defer { unlock() }
+        return census[path]
+    }
+}
+
+/// A weak reference to an open environment, so the registry does not keep it alive.
+// @unchecked: the weak reference is read only under the registry's lock
+private final class WeakEnvironment: @unchecked Sendable {
+    weak var environment: Environment?
+    init(_ environment: Environment) { self.environment = environment }
+}

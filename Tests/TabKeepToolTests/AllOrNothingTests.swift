@@ -1,0 +1,47 @@
+import Foundation
+import TabKeep
+import Testing
+
+@Suite("tabkeep commands that fail change nothing")
+struct AllOrNothingTests {
+    /// The bytes of a store's data file, to show a failed command wrote nothing.
+    func dataBytes(_ store: String) throws -> Data {
+        try Data(contentsOf: URL(fileURLWithPath: store + "/data.mdb"))
+    }
+
+    @Test func aSetWhoseEditIsRefusedDoesNotRegisterItsCatalog() throws {
+        let directory = try TemporaryDirectory()
+        let store = directory("store")
+        try Tool.ok(["set", store, "--profile", "p", "--bar", "other", "--catalog", "a,b"])
+        let before = try dataBytes(store)
+        let result = try Tool.run([
+            "set", store, "--profile", "p", "--catalog", sevenTabs, "--move", "bogus=1",
+        ])
+        #expect(result.status == 1 && result.stderr.hasPrefix("tabkeep: error: edit refused"))
+        #expect(try dataBytes(store) == before, "the refused set committed something")
+        let shown = try Tool.run(["show", store, "--profile", "p"])
+        #expect(shown.status == 1 && shown.stderr.contains("no catalog"))
+    }
+
+    @Test func anEraseThatCannotEraseEveryBarErasesNone() throws {
+        let directory = try TemporaryDirectory()
+        let store = directory("store")
+        try Tool.ok(["set", store, "--profile", "alice", "--catalog", sevenTabs, "--select", "inbox"])
+        try Tool.ok([
+            "set", store, "--profile", "alice", "--bar", "side", "--catalog", "a,b", "--select", "b",
+        ])
+        do {
+            let opened = try TabKeepStore(path: store)
+            let documents = try opened.environment.database("documents")
+            try opened.environment.write { txn in
+                try txn.put(documents, key: Array("alice".utf8) + [0] + Array("side".utf8), value: [0xFF])
+            }
+        }
+        let before = try dataBytes(store)
+        let result = try Tool.run(["erase", store, "--profile", "alice"])
+        #expect(result.status == 1 && result.stderr.contains("corrupt document"), "\(result.stderr)")
+        #expect(try dataBytes(store) == before, "the failed erase committed the bars it could erase")
+        let shown = try Tool.ok(["show", store, "--profile", "alice", "--json"])
+        #expect(shown.contains("\"selected\":\"inbox\""))
+    }
+}
