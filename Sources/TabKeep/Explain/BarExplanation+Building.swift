@@ -37,8 +37,11 @@ extension BarExplanation {
         if let winner = facts.winners[.selection], let selection = EntryReading.selection(winner.entry.value)
         {
             stored = selection
-            if case .tab(let tab) = selection { stored = .tab(catalog.current(tab)) }
             selectionProvenance = facts.provenance(winner)
+            if case .tab(let tab) = selection, catalog.current(tab) != tab {
+                stored = .tab(catalog.current(tab))
+                selectionProvenance?.writtenAs = tab
+            }
         }
         selection = SelectionExplanation(
             stored: stored, shown: layout.selection, provenance: selectionProvenance)
