@@ -69,6 +69,8 @@ private struct Facts {
     let catalog: Catalog
     let thisDevice: ReplicaID
     var winners: [Entry.Key: Winner] = [:]
+    /// The replicas with a badge total per tab, so a badge is explained without a scan of every key.
+    var totalReplicas: [TabID: [ReplicaID]] = [:]
     var clear: Clear?
     var notInCatalog: [TabID] = []
 
@@ -104,6 +106,11 @@ private struct Facts {
             winners[key] = Winner(entry: entry, writtenAs: writtenAs)
         }
         notInCatalog = others.sorted()
+        for key in winners.keys {
+            if case .badgeIncrements(let tab, let replica) = key {
+                totalReplicas[tab, default: []].append(replica)
+            }
+        }
         if let clearEntry, let (covered, totals) = EntryReading.clear(clearEntry.value) {
             var badgeTotals: [TabID: [ReplicaID: Int64]] = [:]
             for (tab, byReplica) in totals {
@@ -165,8 +172,8 @@ private struct Facts {
             reset = .init(count: value.count, seen: value.seen, provenance: provenance(winner))
         }
         var increments: [BadgeExplanation.Increment] = []
-        for (key, winner) in winners {
-            guard case .badgeIncrements(tab, let replica) = key,
+        for replica in totalReplicas[tab] ?? [] {
+            guard let winner = winners[.badgeIncrements(tab, replica)],
                 let total = EntryReading.badgeTotal(winner.entry.value)
             else { continue }
             let baseline = reset.map { $0.seen[replica] ?? 0 } ?? clearTotals[tab]?[replica] ?? 0
