@@ -9,6 +9,7 @@ enum Tool {
     static let commands: [CommandSpec] = [
         DemoCommand.spec, ShowCommand.spec, ProfilesCommand.spec, SetCommand.spec, DumpCommand.spec,
         RestoreCommand.spec, VerifyCommand.spec, StatCommand.spec, BackupCommand.spec, SyncCommand.spec,
+        ExplainCommand.spec,
         EraseCommand.spec, HelpCommand.spec,
     ]
 
