@@ -14,6 +14,7 @@ extension BarExplanation {
         self.layout = layout
 
         let facts = Facts(document: document, catalog: catalog, thisDevice: thisDevice)
+        let resolved = ResolvedBar(document: document, catalog: catalog)
         let clear = facts.clear
         let pins = PinEvidence(document: document, clearStamp: clear?.entry.stamp)
         let shownIndex = Dictionary(uniqueKeysWithValues: layout.order.enumerated().map { ($1, $0) })
@@ -28,7 +29,7 @@ extension BarExplanation {
                 tab: id, index: shownIndex[id], formerIDs: formerIDs[id] ?? [],
                 place: facts.place(of: tab, catalogIndex: catalogIndex, movable: movable, pins: pins),
                 customizable: facts.customizable(tab), hidden: facts.hidden(tab),
-                badge: facts.badge(id, clearTotals: clear?.badgeTotals ?? [:]),
+                badge: facts.badge(id, clearTotals: clear?.badgeTotals ?? [:], resolved: resolved),
                 badgeText: facts.badgeText(id))
         }
 
@@ -164,9 +165,12 @@ private struct Facts {
         return .init(value: tab.hiddenByDefault, source: .catalogDefault)
     }
 
-    /// count = max(0, reset.count + Σ_r (total_r − baseline_r)); a replica's baseline is what the
-    /// standing reset had seen from it, else what the clear had seen, else 0.
-    func badge(_ tab: TabID, clearTotals: [TabID: [ReplicaID: Int64]]) -> BadgeExplanation? {
+    /// count = max(0, reset.count + Σ_r (total_r − baseline_r)); a replica's baseline is the layout's
+    /// (``ResolvedBar/badgeZero(_:_:)``): what the standing reset had seen from it, or what the clear
+    /// had seen when that saw more, else 0.
+    func badge(_ tab: TabID, clearTotals: [TabID: [ReplicaID: Int64]], resolved: ResolvedBar)
+        -> BadgeExplanation?
+    {
         var reset: BadgeExplanation.Reset?
         if let winner = winners[.badgeReset(tab)], let value = EntryReading.badgeReset(winner.entry.value) {
             reset = .init(count: value.count, seen: value.seen, provenance: provenance(winner))
@@ -176,7 +180,7 @@ private struct Facts {
             guard let winner = winners[.badgeIncrements(tab, replica)],
                 let total = EntryReading.badgeTotal(winner.entry.value)
             else { continue }
-            let baseline = reset.map { $0.seen[replica] ?? 0 } ?? clearTotals[tab]?[replica] ?? 0
+            let baseline = resolved.badgeZero(tab, replica)
             increments.append(
                 .init(replica: replica, total: total, baseline: baseline, provenance: provenance(winner)))
         }

@@ -18,9 +18,8 @@ enum EntryReading {
         case .position:
             // The legacy form: a key in one bar-wide order, which names no slot.
             return pins.isPin(entry) ? .pinned : .moved(nil)
-        // TODO(merge): with `case place(TabPlace)` added to Entry.Value, add:
-        // case .place(let place):
-        //     return .moved(TabExplanation.MoveSlot(after: place.after, next: place.next))
+        case .place(let place):
+            return .moved(TabExplanation.MoveSlot(after: place.after, next: place.next))
         case .flag, .selection, .text, .badgeReset, .badgeTotal, .context, .removed:
             return nil
         }
@@ -30,7 +29,7 @@ enum EntryReading {
     static func flag(_ value: Entry.Value) -> Bool? {
         switch value {
         case .flag(let flag): return flag
-        case .position, .selection, .text, .badgeReset, .badgeTotal, .context, .removed: return nil
+        case .position, .selection, .text, .badgeReset, .badgeTotal, .context, .removed, .place: return nil
         }
     }
 
@@ -38,7 +37,7 @@ enum EntryReading {
     static func selection(_ value: Entry.Value) -> Selection? {
         switch value {
         case .selection(let selection): return selection
-        case .position, .flag, .text, .badgeReset, .badgeTotal, .context, .removed: return nil
+        case .position, .flag, .text, .badgeReset, .badgeTotal, .context, .removed, .place: return nil
         }
     }
 
@@ -46,15 +45,15 @@ enum EntryReading {
     static func text(_ value: Entry.Value) -> String?? {
         switch value {
         case .text(let text): return .some(text)
-        case .position, .flag, .selection, .badgeReset, .badgeTotal, .context, .removed: return nil
+        case .position, .flag, .selection, .badgeReset, .badgeTotal, .context, .removed, .place: return nil
         }
     }
 
     /// An absolute badge count and the increment totals it had seen; nil for a value of another kind.
     static func badgeReset(_ value: Entry.Value) -> (count: Int64, seen: [ReplicaID: Int64])? {
         switch value {
-        case .badgeReset(let count, let seen): return (count, seen)
-        case .position, .flag, .selection, .text, .badgeTotal, .context, .removed: return nil
+        case .badgeReset(let count, let seen, _): return (count, seen)
+        case .position, .flag, .selection, .text, .badgeTotal, .context, .removed, .place: return nil
         }
     }
 
@@ -62,7 +61,7 @@ enum EntryReading {
     static func badgeTotal(_ value: Entry.Value) -> Int64? {
         switch value {
         case .badgeTotal(let total): return total
-        case .position, .flag, .selection, .text, .badgeReset, .context, .removed: return nil
+        case .position, .flag, .selection, .text, .badgeReset, .context, .removed, .place: return nil
         }
     }
 
@@ -72,15 +71,11 @@ enum EntryReading {
         covered: VersionVector, badgeTotals: [TabID: [ReplicaID: Int64]]
     )? {
         switch value {
-        case .context(let vector):
-            // Today's clear records no badge totals.
-            return (vector, [:])
-        // TODO(merge): `case context(VersionVector, badges: [BadgeMark])` replaces the case above:
-        // case .context(let vector, let badges):
-        //     var totals: [TabID: [ReplicaID: Int64]] = [:]
-        //     for mark in badges { totals[mark.tab, default: [:]][mark.replica] = mark.total }
-        //     return (vector, totals)
-        case .position, .flag, .selection, .text, .badgeReset, .badgeTotal, .removed:
+        case .context(let vector, let badges):
+            var totals: [TabID: [ReplicaID: Int64]] = [:]
+            for mark in badges { totals[mark.tab, default: [:]][mark.replica] = mark.total }
+            return (vector, totals)
+        case .position, .flag, .selection, .text, .badgeReset, .badgeTotal, .removed, .place:
             return nil
         }
     }

@@ -267,26 +267,20 @@ struct ResolvedBar {
     /// A live badge set counts from what it had seen; without one, each replica counts from the total
     /// the clear had seen, so increments a clear covered never come back.
     func rawBadgeCount(_ tab: TabID) -> Int64 {
-        var count: Int64 = 0
-        let marks = self.marks[tab]
-        if let reset = resets[tab] {
-            count = reset.count
-            for (replica, total) in totals[tab] ?? [:] {
-                // Count from whichever saw more of this replica: the set, or a clear it had not seen.
-                var zero = reset.seen[replica] ?? 0
-                if let mark = marks?[replica] {
-                    if let sequence = reset.sequences[replica] {
-                        if mark.sequence > sequence { zero = mark.total }
-                    } else if reset.seen[replica] == nil {
-                        zero = mark.total
-                    }
-                }
-                count += total - zero
-            }
-        } else {
-            for (replica, total) in totals[tab] ?? [:] { count += total - (marks?[replica]?.total ?? 0) }
-        }
+        var count = resets[tab]?.count ?? 0
+        for (replica, total) in totals[tab] ?? [:] { count += total - badgeZero(tab, replica) }
         return count
+    }
+
+    /// The total a replica's increments to `tab` count from: what the live badge set had seen of
+    /// them, or what a clear had seen when that is more (by the sequence that wrote it) or the set saw
+    /// none; without a set, what the clear had seen; else 0.
+    func badgeZero(_ tab: TabID, _ replica: ReplicaID) -> Int64 {
+        let mark = marks[tab]?[replica]
+        guard let reset = resets[tab] else { return mark?.total ?? 0 }
+        guard let seen = reset.seen[replica] else { return mark?.total ?? 0 }
+        if let mark, let sequence = reset.sequences[replica], mark.sequence > sequence { return mark.total }
+        return seen
     }
 
     var layout: Layout {
