@@ -127,7 +127,8 @@ struct ExplainTests {
             }
             #expect(history.moveSettings.wrote(settingsMove))
             #expect(settingsMove.isThisDevice == (store === phone))
-            #expect(settingsSlot == nil)  // the legacy key form names no slot
+            // Moved to the front: the gap before every slot, ahead of inbox.
+            #expect(settingsSlot == .init(after: nil, next: tab("inbox")))
             let library = try #require(explanation.tab(tab("library")))
             guard case .moved(let libraryMove, _) = library.place else {
                 Issue.record("library: \(library.place)")
@@ -137,29 +138,27 @@ struct ExplainTests {
             #expect(libraryMove.isThisDevice == (store === tablet))
             #expect(libraryMove.stamp > settingsMove.stamp)
             #expect(libraryMove.date >= settingsMove.date)
-            // wallet, new, stands after its catalog predecessor library, wherever library went.
-            #expect(layout.order == tabs("home", "library", "wallet", "settings", "inbox", "messages"))
+            // wallet, new, stands in its own catalog slot (after library's, which library left).
+            #expect(layout.order == tabs("home", "library", "settings", "inbox", "messages", "wallet"))
             #expect(layout.hidden == tabs("search", "labs"))
 
-            // The tabs the phone's first move had to give keys to are pins, not moves.
+            // No tab but the moved ones has a position: a move writes nothing for its neighbours.
             for id in ["inbox", "search", "labs"] {
                 let explained = try #require(explanation.tab(tab(id)))
-                guard case .pinned(let pin) = explained.place else {
+                guard case .catalogDefault = explained.place else {
                     Issue.record("\(id): \(explained.place)")
                     continue
                 }
-                #expect(history.moveSettings.wrote(pin), "\(id)")
             }
 
-            // The app update: chat reads as messages (its pin and the selection were written as chat),
-            // and wallet is new, at its catalog default place after library.
+            // The app update: chat reads as messages (the selection was written as chat), and wallet
+            // is new, at its catalog default place after library.
             let messages = try #require(explanation.tab(tab("messages")))
             #expect(messages.formerIDs == [tab("chat")])
-            guard case .pinned(let messagesPin) = messages.place else {
+            guard case .catalogDefault = messages.place else {
                 Issue.record("messages: \(messages.place)")
                 continue
             }
-            #expect(messagesPin.writtenAs == tab("chat"))
             guard case .edited(let notCustomizable) = messages.customizable.source else {
                 Issue.record("messages customizable: \(messages.customizable)")
                 continue
@@ -230,13 +229,13 @@ struct ExplainTests {
         ])
         let narrow = try #require(try phone.explain(alice, catalog: small))
         // Without the rename, chat's entries are chat's: another tab this catalog lacks.
-        #expect(narrow.notInCatalog == tabs("chat", "labs", "library", "messages", "search", "settings"))
+        #expect(narrow.notInCatalog == tabs("library", "messages", "search", "settings"))
         #expect(narrow.tabs.map(\.tab) == tabs("home", "inbox"))
         #expect(narrow.selection.stored == .tab(tab("chat")))
         #expect(narrow.selection.shown == Selection.none)
     }
 
-    @Test func aResetIsExplainedAsAClearAndPinsAfterItAreNotMoves() throws {
+    @Test func aResetIsExplainedAsAClearAndAMoveAfterItIsTheOnlyPosition() throws {
         let directory = TestDirectory()
         let phone = try TabKeepStore(path: directory.sub("phone"))
         let tablet = try TabKeepStore(path: directory.sub("tablet"))
@@ -247,7 +246,7 @@ struct ExplainTests {
         // Concurrent with the reset, which never sees it: it survives.
         let offline = try step(phone, catalog: catalog, [.setHidden(tab("library"), true)])
         try sync(phone, tablet)
-        // After the reset, a move on the tablet pins every tab over the tombstones the clear left.
+        // After the reset, a move on the tablet writes the moved tab's place only.
         let move = try step(tablet, catalog: catalog, [.move(tab("search"), to: 1)])
         try sync(phone, tablet)
 
@@ -273,11 +272,10 @@ struct ExplainTests {
             #expect(search.index == 1)
             for id in ["inbox", "settings"] {
                 let explained = try #require(explanation.tab(tab(id)))
-                guard case .pinned(let pin) = explained.place else {
+                guard case .catalogDefault = explained.place else {
                     Issue.record("\(id) after the reset: \(explained.place)")
                     continue
                 }
-                #expect(move.wrote(pin))
             }
             // The hide the reset saw is gone; the one it never saw stands.
             #expect(explanation.tab(tab("chat"))?.hidden == .init(value: false, source: .catalogDefault))
