@@ -28,22 +28,31 @@ public struct FolderTransport: Sendable {
     public let folder: String
     /// The store this replica syncs.
     public let store: TabKeepStore
+    /// The profiles this folder serves: only they are read from other files and written to this
+    /// replica's file (every profile when nil).
+    public let profiles: Set<ProfileID>?
     /// How far ahead of this machine's clock incoming entries may be stamped (default 5 minutes).
     public var maxDrift: Duration
 
-    /// A transport for `store` through `folder`, which must be an existing directory.
-    public init(folder: URL, store: TabKeepStore, maxDrift: Duration = .seconds(300)) throws(SyncError) {
-        try self.init(path: folder.path, store: store, maxDrift: maxDrift)
+    /// A transport for `store`'s `profiles` (every profile when nil) through `folder`, which must
+    /// be an existing directory. A folder serves one scope, typically one person's profile.
+    public init(
+        folder: URL, store: TabKeepStore, profiles: Set<ProfileID>? = nil, maxDrift: Duration = .seconds(300)
+    ) throws(SyncError) {
+        try self.init(path: folder.path, store: store, profiles: profiles, maxDrift: maxDrift)
     }
 
-    /// A transport for `store` through the directory at `path`.
-    public init(path: String, store: TabKeepStore, maxDrift: Duration = .seconds(300)) throws(SyncError) {
+    /// A transport for `store`'s `profiles` through the directory at `path`.
+    public init(
+        path: String, store: TabKeepStore, profiles: Set<ProfileID>? = nil, maxDrift: Duration = .seconds(300)
+    ) throws(SyncError) {
         guard case .directory = try FolderFiles.kind(path) else {
             throw .file(
                 path: path, reason: "not a directory (a sync folder must exist and be a real directory)")
         }
         self.folder = path
         self.store = store
+        self.profiles = profiles
         self.maxDrift = maxDrift
     }
 
@@ -91,7 +100,7 @@ public struct FolderTransport: Sendable {
     /// ``sync()`` over the given directory listing (tests pass crafted names).
     func sync(names: [String]) throws(SyncError) -> FolderSyncReport {
         var report = FolderSyncReport(written: fileName)
-        var seen: [VersionVector] = []
+        var seen: [[ProfileID: VersionVector]] = []
         var pending = names.filter { $0 != fileName && !FolderTransport.isTemporaryFileName($0) }
         // A file may be a delta past what another file brings: a second pass applies it.
         for pass in 0..<2 {
@@ -111,19 +120,37 @@ public struct FolderTransport: Sendable {
             }
             pending = waiting
         }
-        let base = seen.dropFirst().reduce(seen.first ?? VersionVector()) { $0.pointwiseMinimum($1) }
-        let message = try SyncSession(store: store, maxDrift: maxDrift).deltaMessage(
-            kind: .reply, after: base)
+        // Past what every other file shows of a profile: a profile one of them lacks goes whole.
+        var base: [ProfileID: VersionVector] = [:]
+        if let first = seen.first {
+            for (profile, vector) in first {
+                var least = vector
+                for other in seen.dropFirst() {
+                    guard let theirs = other[profile] else {
+                        least = VersionVector()
+                        break
+                    }
+                    least = least.pointwiseMinimum(theirs)
+                }
+                if !least.isEmpty { base[profile] = least }
+            }
+        }
+        let message = try session.deltaMessage(kind: .reply, after: base, scope: scope)
         let bytes = message.encoded()
         try FolderFiles.replace(fileName, in: folder, with: bytes)
-        report.documentsWritten = message.entries.count
+        report.documentsWritten = message.documents.count
         report.bytesWritten = bytes.count
         return report
     }
 
     /// Reads, checks and applies one other replica's file; its vector joins `seen` once the
     /// file is known to be a sound message from the replica its name says.
-    private func receive(_ name: String, seen: inout [VersionVector]) throws(SyncError) -> (
+    /// The profiles this folder serves.
+    var scope: ProfileScope { profiles.map { .only($0) } ?? .all }
+
+    var session: SyncSession { SyncSession(store: store, scope: scope, maxDrift: maxDrift) }
+
+    private func receive(_ name: String, seen: inout [[ProfileID: VersionVector]]) throws(SyncError) -> (
         SyncMessage, [DocumentKey]
     ) {
         guard let replica = FolderTransport.replica(fromFileName: name) else {
@@ -145,8 +172,8 @@ public struct FolderTransport: Sendable {
                 path: name, reason: "written by replica \(message.sender), not the \(replica) its name says")
         }
         guard message.kind == .reply else { throw .unexpectedKind(message.kind, expected: "a reply") }
-        seen.append(message.vector)
-        return (message, try SyncSession(store: store, maxDrift: maxDrift).apply(message))
+        seen.append(message.vectors.filter { scope.contains($0.key) })
+        return (message, try session.apply(message))
     }
 }
 

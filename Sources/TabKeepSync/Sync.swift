@@ -1,6 +1,7 @@
 public import TabKeep
 
-/// Syncs two stores in this process: after it returns, both hold the same documents.
+/// Syncs two stores in this process: after it returns, both hold the same documents of the
+/// profiles in `profiles` (every profile when nil), and nothing of any other profile moved.
 ///
 /// ```swift
 /// let report = try sync(phoneStore, tabletStore)
@@ -12,11 +13,13 @@ public import TabKeep
 /// `maxDrift` ahead of this machine's clock make that message refused with
 /// ``SyncError/clockDrift(aheadMilliseconds:limitMilliseconds:)``.
 @discardableResult
-public func sync(_ first: TabKeepStore, _ second: TabKeepStore, maxDrift: Duration = .seconds(300))
-    throws(SyncError) -> SyncReport
-{
-    let a = SyncSession(store: first, maxDrift: maxDrift)
-    let b = SyncSession(store: second, maxDrift: maxDrift)
+public func sync(
+    _ first: TabKeepStore, _ second: TabKeepStore, profiles: Set<ProfileID>? = nil,
+    maxDrift: Duration = .seconds(300)
+) throws(SyncError) -> SyncReport {
+    let scope: ProfileScope = profiles.map { .only($0) } ?? .all
+    let a = SyncSession(store: first, scope: scope, maxDrift: maxDrift)
+    let b = SyncSession(store: second, scope: scope, maxDrift: maxDrift)
     let request = try a.request().encoded()
     let reply = try b.respond(to: SyncMessage(decoding: request))
     let replyBytes = reply.encoded()
@@ -26,6 +29,6 @@ public func sync(_ first: TabKeepStore, _ second: TabKeepStore, maxDrift: Durati
     let receiptB = try b.receive(SyncMessage(decoding: finalBytes))
     return SyncReport(
         changedInFirst: receiptA.changed, changedInSecond: receiptB.changed,
-        documentsToFirst: reply.entries.count, documentsToSecond: final.entries.count,
+        documentsToFirst: reply.documents.count, documentsToSecond: final.documents.count,
         bytesExchanged: request.count + replyBytes.count + finalBytes.count)
 }

@@ -21,7 +21,10 @@ public enum SyncError: Error, Hashable, Sendable, CustomStringConvertible {
     case fromThisReplica(ReplicaID)
     /// The message is a delta past a version this store has not reached, so applying it would
     /// leave a gap; the sender must send more (a new exchange does).
-    case missingHistory(replica: ReplicaID, needed: UInt64, have: UInt64)
+    case missingHistory(profile: ProfileID, replica: ReplicaID, needed: UInt64, have: UInt64)
+    /// The message is of an older format (1, from the first TabKeep release), which this version no
+    /// longer reads: update TabKeep on the device that wrote it.
+    case olderFormat(found: UInt8, supported: UInt8)
     /// Entries are stamped further ahead of this machine's clock than allowed; nothing was
     /// applied and the local clock did not move.
     case clockDrift(aheadMilliseconds: UInt64, limitMilliseconds: UInt64)
@@ -49,9 +52,13 @@ public enum SyncError: Error, Hashable, Sendable, CustomStringConvertible {
             return "sync message refused: a \(kind) message where \(expected) was expected"
         case .fromThisReplica(let replica):
             return "sync message refused: it comes from this replica (\(replica)) itself"
-        case .missingHistory(let replica, let needed, let have):
-            return "sync message refused: it is a delta past sequence \(needed) of replica \(replica), "
-                + "but this store has only reached \(have); exchange again to get the whole delta"
+        case .missingHistory(let profile, let replica, let needed, let have):
+            return "sync message refused: for profile \"\(profile)\" it is a delta past sequence \(needed) "
+                + "of replica \(replica), but this store has only reached \(have); exchange again to get the whole delta"
+        case .olderFormat(let found, let supported):
+            return
+                "sync message refused: format version \(found) (from an older TabKeep, one vector for every "
+                + "profile) is no longer read; this TabKeep reads version \(supported): update TabKeep on the device that wrote it"
         case .clockDrift(let ahead, let limit):
             return "sync message refused: entries are stamped \(ahead) ms ahead of this machine's clock "
                 + "(the limit is \(limit) ms); nothing was applied and the local clock did not move"
@@ -66,6 +73,9 @@ public enum SyncError: Error, Hashable, Sendable, CustomStringConvertible {
     static func wrap(_ error: TabKeepError) -> SyncError {
         if case .clockDrift(let ahead, let limit) = error {
             return .clockDrift(aheadMilliseconds: ahead, limitMilliseconds: limit)
+        }
+        if case .missingHistory(let profile, let replica, let needed, let have) = error {
+            return .missingHistory(profile: profile, replica: replica, needed: needed, have: have)
         }
         return .store(error)
     }

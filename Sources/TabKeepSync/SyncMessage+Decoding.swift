@@ -1,8 +1,8 @@
 import TabKeep
 
 extension SyncMessage {
-    /// The smallest possible message: magic, version, kind, sender, three zero counts, CRC.
-    static let minimumSize = 4 + 1 + 1 + 8 + 3 + 4
+    /// The smallest possible message: magic, version, kind, sender, scope, a zero count, CRC.
+    static let minimumSize = 4 + 1 + 1 + 8 + 1 + 1 + 4
     /// The longest encoded document key: a 128-byte profile, a NUL and a 64-byte bar.
     static let maxKeySize = 128 + 1 + 64
 
@@ -20,7 +20,7 @@ extension SyncMessage {
             throw .newerFormat(found: bytes[4], supported: SyncMessage.formatVersion)
         }
         guard bytes[4] == SyncMessage.formatVersion else {
-            throw .malformed(offset: 4, reason: "format version \(bytes[4]) does not exist")
+            throw .olderFormat(found: bytes[4], supported: SyncMessage.formatVersion)
         }
         guard bytes.count >= SyncMessage.minimumSize else {
             throw .malformed(
@@ -43,60 +43,101 @@ extension SyncMessage {
         guard sender.rawValue != 0 else {
             throw .malformed(offset: senderStart, reason: "sender replica id is 0")
         }
-        let vector = try reader.vector("version vector")
-        let base = try reader.vector("base vector")
-        let entriesStart = reader.offset
-        // Each entry takes at least 2 length bytes, a 1-byte key and a 2-byte document.
-        let count = try reader.count("entry count", max: SyncMessage.maxEntries, minimumSize: 5)
-        if kind == .request && (count > 0 || !base.isEmpty) {
-            throw .malformed(offset: entriesStart, reason: "a request carries entries or a base")
+        let scopeStart = reader.offset
+        let scopeByte = try reader.byte("the scope")
+        guard scopeByte <= 1 else {
+            throw .malformed(offset: scopeStart, reason: "unknown scope \(scopeByte)")
         }
-        var entries: [DocumentDelta] = []
-        entries.reserveCapacity(count)
-        var previousKey: ArraySlice<UInt8>?
-        for index in 0..<count {
-            let keyStart = reader.offset
-            let keyBytes = try reader.lengthPrefixed("the key of entry \(index)", max: SyncMessage.maxKeySize)
-            if let previousKey, !previousKey.lexicographicallyPrecedes(keyBytes) {
-                throw .malformed(
-                    offset: keyStart, reason: "entry \(index) is not in key order (or repeats a key)")
-            }
-            previousKey = keyBytes
-            let key: DocumentKey
+        // Each section takes at least a 2-byte profile, two empty vectors and a document count.
+        let sectionCount = try reader.count("section count", max: SyncMessage.maxProfiles, minimumSize: 5)
+        var sections: [ProfileDelta] = []
+        sections.reserveCapacity(sectionCount)
+        var documentTotal = 0
+        for index in 0..<sectionCount {
+            let profileStart = reader.offset
+            let profileBytes = try reader.lengthPrefixed("the profile of section \(index)", max: 128)
+            let profile: ProfileID
             do throws(IdentifierError) {
-                key = try DocumentKey(bytes: keyBytes)
-            } catch {
-                throw .malformed(offset: keyStart, reason: "entry \(index) has an invalid key: \(error)")
-            }
-            let documentStart = reader.offset
-            let documentBytes = try reader.lengthPrefixed(
-                "the document of entry \(index)", max: reader.remaining)
-            let document: TabBarDocument
-            do throws(DocumentDecodingError) {
-                document = try TabBarDocument(decoding: documentBytes)
+                profile = try ProfileID(String(decoding: profileBytes, as: UTF8.self))
             } catch {
                 throw .malformed(
-                    offset: documentStart, reason: "the document of entry \(index) is invalid: \(error)")
+                    offset: profileStart, reason: "section \(index) has an invalid profile: \(error)")
             }
-            guard !document.isEmpty else {
-                throw .malformed(offset: documentStart, reason: "the document of entry \(index) is empty")
-            }
-            if let dot = document.dots.first(where: { !vector.contains($0) }) {
+            guard Array(profile.rawValue.utf8) == Array(profileBytes) else {
                 throw .malformed(
-                    offset: documentStart,
-                    reason: "entry \(index) holds dot \(dot), past the sender's version vector \(vector)")
+                    offset: profileStart, reason: "section \(index)'s profile is not valid UTF-8")
             }
-            entries.append(DocumentDelta(key: key, document: document))
+            if let previous = sections.last, !(previous.profile < profile) {
+                throw .malformed(
+                    offset: profileStart, reason: "section \(index) is not in profile order (or repeats one)")
+            }
+            let vector = try reader.vector("version vector of \"\(profile)\"")
+            let base = try reader.vector("base vector of \"\(profile)\"")
+            let countStart = reader.offset
+            // Each document takes at least 2 length bytes, a 1-byte bar and a 2-byte document.
+            let count = try reader.count("document count", max: SyncMessage.maxEntries, minimumSize: 5)
+            documentTotal += count
+            guard documentTotal <= SyncMessage.maxEntries else {
+                throw .malformed(offset: countStart, reason: "more than \(SyncMessage.maxEntries) documents")
+            }
+            if kind == .request && (count > 0 || !base.isEmpty) {
+                throw .malformed(offset: countStart, reason: "a request carries documents or a base")
+            }
+            var documents: [DocumentDelta] = []
+            documents.reserveCapacity(count)
+            for documentIndex in 0..<count {
+                let barStart = reader.offset
+                let barBytes = try reader.lengthPrefixed("a bar of \"\(profile)\"", max: 64)
+                let bar: BarID
+                do throws(IdentifierError) {
+                    bar = try BarID(String(decoding: barBytes, as: UTF8.self))
+                } catch {
+                    throw .malformed(
+                        offset: barStart, reason: "document \(documentIndex) of \"\(profile)\": \(error)")
+                }
+                guard Array(bar.rawValue.utf8) == Array(barBytes) else {
+                    throw .malformed(offset: barStart, reason: "a bar of \"\(profile)\" is not valid UTF-8")
+                }
+                if let previous = documents.last, !(previous.key.bar < bar) {
+                    throw .malformed(
+                        offset: barStart, reason: "bars of \"\(profile)\" out of order (or repeated)")
+                }
+                let documentStart = reader.offset
+                let documentBytes = try reader.lengthPrefixed(
+                    "the document of \"\(profile)\" bar \"\(bar)\"", max: reader.remaining)
+                let document: TabBarDocument
+                do throws(DocumentDecodingError) {
+                    document = try TabBarDocument(decoding: documentBytes)
+                } catch {
+                    throw .malformed(
+                        offset: documentStart,
+                        reason: "the document of \"\(profile)\" bar \"\(bar)\" is invalid: \(error)")
+                }
+                guard !document.isEmpty else {
+                    throw .malformed(
+                        offset: documentStart,
+                        reason: "the document of \"\(profile)\" bar \"\(bar)\" is empty")
+                }
+                if let dot = document.dots.first(where: { !vector.contains($0) }) {
+                    throw .malformed(
+                        offset: documentStart,
+                        reason:
+                            "\"\(profile)\" bar \"\(bar)\" holds dot \(dot), past its section's vector \(vector)"
+                    )
+                }
+                documents.append(
+                    DocumentDelta(key: DocumentKey(profile: profile, bar: bar), document: document))
+            }
+            sections.append(ProfileDelta(profile: profile, vector: vector, base: base, documents: documents))
         }
         guard reader.isAtEnd else {
             throw .malformed(
-                offset: reader.offset, reason: "\(reader.remaining) trailing bytes after the entries")
+                offset: reader.offset, reason: "\(reader.remaining) trailing bytes after the sections")
         }
         self.kind = kind
         self.sender = sender
-        self.vector = vector
-        self.base = base
-        self.entries = entries
+        self.scope = scopeByte == 0 ? .all : .only(Set(sections.map(\.profile)))
+        self.sections = sections
     }
 }
 

@@ -3,29 +3,33 @@ public import TabKeep
 /// One message of a sync exchange, in a binary, versioned and checksummed format.
 ///
 /// ```swift
-/// let bytes = try SyncSession(store: phone).request().encoded()    // send these anywhere
+/// let bytes = try SyncSession(store: phone, scope: .only([alice])).request().encoded()
 /// let message = try SyncMessage(decoding: bytes)                   // strict: refuses anything off
 /// ```
 ///
-/// Layout (all counts and lengths LEB128 varints, ids 8 bytes big-endian):
+/// Layout, format 2 (all counts and lengths LEB128 varints, ids 8 bytes big-endian):
 ///
 /// ```
-/// "TKSY" · format version (1 byte) · kind (1 byte) · sender replica id
-/// · vector: count, then (replica, sequence) in replica order   — the sender's version vector
-/// · base:   count, then (replica, sequence) in replica order   — the entries are a delta past it
-/// · entries: count, then (length, document key bytes, length, TabBarDocument.encoded()) in key order
+/// "TKSY" · format version 2 (1 byte) · kind (1 byte) · sender replica id
+/// · scope: 0 every profile, 1 only the profiles listed below
+/// · sections: count, then per profile in profile order:
+///     profile (length, UTF-8) · vector (count, then (replica, sequence) in replica order)
+///     · base (the same) · documents: count, then (length, bar UTF-8, length, TabBarDocument.encoded())
+///       in bar order
 /// · CRC-32 (4 bytes big-endian) of every byte before it
 /// ```
 ///
-/// Decoding refuses a newer format version, a checksum mismatch, counts or lengths past their
-/// caps or past the bytes left, invalid ids, keys out of order, entries the vector does not
-/// cover, and trailing bytes.
+/// A profile is the unit of replication: each section carries that profile's own vector and the
+/// base its documents are a delta past. Decoding refuses format 1 (with a message naming it), a
+/// newer format, a checksum mismatch, counts or lengths past their caps or past the bytes left,
+/// invalid ids, profiles or bars out of order, entries their section's vector does not cover, and
+/// trailing bytes.
 public struct SyncMessage: Hashable, Sendable {
     /// What a message is for, in the three-step exchange of ``SyncSession``.
     public enum Kind: UInt8, Hashable, Sendable, CaseIterable, CustomStringConvertible {
-        /// Step 1: "here is my version vector". Carries no entries.
+        /// Step 1: "here are my version vectors for the scope". Carries no documents.
         case request = 1
-        /// Step 2: "here is what you lack, and my version vector". Also the content of a
+        /// Step 2: "here is what you lack, and my vectors". Also the content of a
         /// ``FolderTransport`` file.
         case reply = 2
         /// Step 3: "and here is what you lack"; nothing answers it.
@@ -43,42 +47,40 @@ public struct SyncMessage: Hashable, Sendable {
 
     /// The four bytes every message starts with.
     public static let magic: [UInt8] = Array("TKSY".utf8)
-    /// The format version this TabKeep writes; decoding refuses newer ones.
-    public static let formatVersion: UInt8 = 1
+    /// The format version this TabKeep writes and reads.
+    public static let formatVersion: UInt8 = 2
     /// The largest message decoding accepts, in bytes.
     public static let maxSize = 64 << 20
     /// The most replicas a version vector in a message may name.
     public static let maxReplicas = 1 << 16
     /// The most documents one message may carry.
     public static let maxEntries = 1 << 20
+    /// The most profile sections one message may carry.
+    public static let maxProfiles = 1 << 20
 
     /// The step of the exchange.
     public var kind: Kind
     /// The replica that wrote the message.
     public var sender: ReplicaID
-    /// The sender's version vector when it wrote the message (taken with the entries).
-    public var vector: VersionVector
-    /// The version the entries are a delta past: the receiver must have reached it, or applying
-    /// the message would leave a gap. Empty for a request and for a full state.
-    public var base: VersionVector
-    /// The documents, each reduced to the entries the receiver lacks, in key order.
-    public var entries: [DocumentDelta]
+    /// The profiles the exchange covers: a scoped exchange never carries anything of another.
+    public var scope: ProfileScope
+    /// One section per profile, in profile order.
+    public var sections: [ProfileDelta]
 
-    /// A message; `entries` are put in key order and entries for the same key merged.
-    public init(
-        kind: Kind, sender: ReplicaID, vector: VersionVector, base: VersionVector = VersionVector(),
-        entries: [DocumentDelta] = []
-    ) {
+    /// A message. For a scope of listed profiles, `sections` may only hold those profiles.
+    public init(kind: Kind, sender: ReplicaID, scope: ProfileScope, sections: [ProfileDelta] = []) {
         self.kind = kind
         self.sender = sender
-        self.vector = vector
-        self.base = base
-        var byKey: [[UInt8]: DocumentDelta] = [:]
-        for entry in entries {
-            byKey[entry.key.bytes, default: DocumentDelta(key: entry.key, document: TabBarDocument())]
-                .document.merge(entry.document)
-        }
-        self.entries = byKey.sorted { $0.key.lexicographicallyPrecedes($1.key) }.map(\.value)
+        self.scope = scope
+        self.sections = sections.sorted { $0.profile < $1.profile }
+    }
+
+    /// Every document of every section.
+    public var documents: [DocumentDelta] { sections.flatMap(\.documents) }
+
+    /// Each section's vector, by profile.
+    public var vectors: [ProfileID: VersionVector] {
+        Dictionary(uniqueKeysWithValues: sections.map { ($0.profile, $0.vector) })
     }
 
     /// The message's bytes.
@@ -88,12 +90,21 @@ public struct SyncMessage: Hashable, Sendable {
         writer.byte(SyncMessage.formatVersion)
         writer.byte(kind.rawValue)
         writer.fixed64(sender.rawValue)
-        writer.vector(vector)
-        writer.vector(base)
-        writer.varint(UInt64(entries.count))
-        for entry in entries {
-            writer.data(entry.key.bytes)
-            writer.data(entry.document.encoded())
+        switch scope {
+        case .all: writer.byte(0)
+        case .only: writer.byte(1)
+        }
+        writer.varint(UInt64(sections.count))
+        for section in sections {
+            writer.string(section.profile.rawValue)
+            writer.vector(section.vector)
+            writer.vector(section.base)
+            let documents = section.documents.sorted { $0.key.bar < $1.key.bar }
+            writer.varint(UInt64(documents.count))
+            for document in documents {
+                writer.string(document.key.bar.rawValue)
+                writer.data(document.document.encoded())
+            }
         }
         writer.fixed32(CRC32.checksum(writer.bytes))
         return writer.bytes

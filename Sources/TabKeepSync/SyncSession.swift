@@ -17,35 +17,46 @@ public import TabKeep
 public struct SyncSession: Sendable {
     /// The store this side reads and writes.
     public let store: TabKeepStore
+    /// The profiles this side exchanges: nothing of another profile is read, sent or written, and
+    /// a peer's request for more is narrowed to it.
+    public let scope: ProfileScope
     /// How far ahead of this machine's clock incoming entries may be stamped (default 5 minutes).
     public var maxDrift: Duration
 
-    /// A session for `store`, refusing entries stamped more than `maxDrift` ahead.
-    public init(store: TabKeepStore, maxDrift: Duration = .seconds(300)) {
+    /// A session for `store` over `scope` (every profile when not given), refusing entries
+    /// stamped more than `maxDrift` ahead.
+    public init(store: TabKeepStore, scope: ProfileScope = .all, maxDrift: Duration = .seconds(300)) {
         self.store = store
+        self.scope = scope
         self.maxDrift = maxDrift
     }
 
-    /// Step 1: a request carrying this store's version vector.
+    /// Step 1: a request carrying this store's version vector of every profile in the scope.
     public func request() throws(SyncError) -> SyncMessage {
-        let vector: VersionVector
+        let vectors: [ProfileID: VersionVector]
         do {
-            vector = try store.versionVector()
+            vectors = try store.versionVectors(scope)
         } catch {
             throw SyncError.wrap(error)
         }
-        return SyncMessage(kind: .request, sender: store.replicaID, vector: vector)
+        return SyncMessage(
+            kind: .request, sender: store.replicaID, scope: scope,
+            sections: vectors.map {
+                ProfileDelta(profile: $0.key, vector: $0.value, base: VersionVector(), documents: [])
+            })
     }
 
-    /// Step 2: the entries the requester lacks, with this store's version vector. Applies nothing.
+    /// Step 2: the documents the requester lacks within both sides' scopes, with this store's
+    /// vectors. Applies nothing.
     public func respond(to request: SyncMessage) throws(SyncError) -> SyncMessage {
         guard request.kind == .request else { throw .unexpectedKind(request.kind, expected: "a request") }
         guard request.sender != store.replicaID else { throw .fromThisReplica(request.sender) }
-        return try deltaMessage(kind: .reply, after: request.vector)
+        return try deltaMessage(kind: .reply, after: request.vectors, scope: narrowed(request.scope))
     }
 
-    /// Steps 3 and 4: applies a reply or a final message in one write transaction. For a reply,
-    /// the receipt carries the final message (the entries the replier lacks) to send back.
+    /// Steps 3 and 4: applies a reply or a final message in one write transaction (only its
+    /// sections within this side's scope). For a reply, the receipt carries the final message
+    /// (the documents the replier lacks) to send back.
     @discardableResult
     public func receive(_ message: SyncMessage) throws(SyncError) -> SyncReceipt {
         guard message.kind != .request else {
@@ -53,38 +64,42 @@ public struct SyncSession: Sendable {
         }
         let changed = try apply(message)
         guard message.kind == .reply else { return SyncReceipt(changed: changed, reply: nil) }
-        return SyncReceipt(changed: changed, reply: try deltaMessage(kind: .final, after: message.vector))
+        return SyncReceipt(
+            changed: changed,
+            reply: try deltaMessage(kind: .final, after: message.vectors, scope: narrowed(message.scope)))
     }
 
-    /// A message of everything this store has past `base`, taken with its vector in one snapshot.
-    func deltaMessage(kind: SyncMessage.Kind, after base: VersionVector) throws(SyncError) -> SyncMessage {
+    /// The scope both this side and the peer asked for.
+    func narrowed(_ peer: ProfileScope) -> ProfileScope {
+        switch (scope, peer) {
+        case (.all, _): peer
+        case (.only, .all): scope
+        case (.only(let mine), .only(let theirs)): .only(mine.intersection(theirs))
+        }
+    }
+
+    /// A message of everything this store has in `scope` past `base`, taken with its vectors in
+    /// one snapshot.
+    func deltaMessage(kind: SyncMessage.Kind, after base: [ProfileID: VersionVector], scope: ProfileScope)
+        throws(SyncError) -> SyncMessage
+    {
         let delta: StoreDelta
         do {
-            delta = try store.delta(after: base)
+            delta = try store.delta(after: base, scope: scope)
         } catch {
             throw SyncError.wrap(error)
         }
-        return SyncMessage(
-            kind: kind, sender: store.replicaID, vector: delta.vector, base: base, entries: delta.documents)
+        return SyncMessage(kind: kind, sender: store.replicaID, scope: scope, sections: delta.profiles)
     }
 
-    /// Applies a message's entries and vector, once its base is known to be covered.
+    /// Applies a message's sections within this side's scope, once each base is known to be covered.
     func apply(_ message: SyncMessage) throws(SyncError) -> [DocumentKey] {
         guard message.sender != store.replicaID else { throw .fromThisReplica(message.sender) }
+        let sections = message.sections.filter { scope.contains($0.profile) }
         do {
-            // Versions only grow, so a base covered now is still covered when the write runs.
-            let local = try store.versionVector()
-            for replica in message.base.replicas where local[replica] < message.base[replica] {
-                throw SyncError.missingHistory(
-                    replica: replica, needed: message.base[replica], have: local[replica])
-            }
-            return try store.apply(message.entries, vector: message.vector, maxDrift: maxDrift)
-        } catch let error as SyncError {
-            throw error
-        } catch let error as TabKeepError {
-            throw SyncError.wrap(error)
+            return try store.apply(StoreDelta(profiles: sections), maxDrift: maxDrift)
         } catch {
-            throw SyncError.store(.corruptMeta(String(describing: error)))
+            throw SyncError.wrap(error)
         }
     }
 }

@@ -118,7 +118,7 @@ struct AllOrNothingCrashTests {
         do {
             let target = try Self.makeStore(pristine, prefix: "t", count: 50, offset: 7)
             let reply = try SyncSession(store: source).respond(to: SyncSession(store: target).request())
-            #expect(reply.entries.count == 400)
+            #expect(reply.documents.count == 400)
             try Data(reply.encoded()).write(to: URL(fileURLWithPath: directory.sub("reply.tksync")))
         }
         let before = try Self.contents(pristine)

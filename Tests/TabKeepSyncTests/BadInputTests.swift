@@ -63,7 +63,7 @@ import Testing
             var bytes = (0..<Int.random(in: 0..<300, using: &random)).map { _ in
                 UInt8.random(in: 0...255, using: &random)
             }
-            if round % 2 == 0 { bytes = sealed(SyncMessage.magic + [1] + bytes) }  // past the magic and CRC
+            if round % 2 == 0 { bytes = sealed(SyncMessage.magic + [SyncMessage.formatVersion] + bytes) }  // past the magic and CRC
             #expect(refusal(bytes, by: session) != nil, "round \(round)")
         }
         #expect(try recordChecksum(session.store) == before)
@@ -73,8 +73,11 @@ import Testing
         let directory = TemporaryDirectory()
         let (_, session, before) = try fixture(directory)
         var header = ByteWriter()
-        header.bytes = SyncMessage.magic + [1, SyncMessage.Kind.reply.rawValue]
+        header.bytes = SyncMessage.magic + [SyncMessage.formatVersion, SyncMessage.Kind.reply.rawValue]
         header.fixed64(42)
+        header.byte(0)  // every profile
+        header.varint(1)  // one section
+        header.string("alice")
         var hugeVector = header
         hugeVector.varint(1 << 40)
         let vectorError = refusal(sealed(hugeVector.bytes), by: session)
@@ -96,10 +99,21 @@ import Testing
         let directory = TemporaryDirectory()
         let (bytes, session, before) = try fixture(directory)
         var newer = Array(bytes.dropLast(4))
-        newer[4] = 2
+        newer[4] = 3
         let error = refusal(sealed(newer), by: session)
-        #expect(error == .newerFormat(found: 2, supported: 1))
-        #expect("\(error!)".contains("format version 2 is newer"))
+        #expect(error == .newerFormat(found: 3, supported: 2))
+        #expect("\(error!)".contains("format version 3 is newer"))
+        #expect(try recordChecksum(session.store) == before)
+    }
+
+    @Test func aFirstFormatMessageIsRefusedNamingItsVersion() throws {
+        let directory = TemporaryDirectory()
+        let (bytes, session, before) = try fixture(directory)
+        var older = Array(bytes.dropLast(4))
+        older[4] = 1
+        let error = refusal(sealed(older), by: session)
+        #expect(error == .olderFormat(found: 1, supported: 2))
+        #expect("\(error!)".contains("format version 1"))
         #expect(try recordChecksum(session.store) == before)
     }
 
@@ -111,14 +125,16 @@ import Testing
         #expect(refusal(sealed(Array(bytes.dropLast(4)) + [0]), by: session) != nil)
         // Entries past the sender's own vector.
         var behind = message
-        behind.vector = VersionVector()
-        #expect("\(refusal(behind.encoded(), by: session)!)".contains("past the sender's version vector"))
+        behind.sections[0].vector = VersionVector()
+        #expect("\(refusal(behind.encoded(), by: session)!)".contains("past its section's vector"))
         // A delta past a version the receiver has not reached.
         var gap = message
-        gap.base = VersionVector([ReplicaID(rawValue: 77): 5])
+        gap.sections[0].base = VersionVector([ReplicaID(rawValue: 77): 5])
         #expect(
             refusal(gap.encoded(), by: session)
-                == .missingHistory(replica: ReplicaID(rawValue: 77), needed: 5, have: 0))
+                == .missingHistory(
+                    profile: message.sections[0].profile, replica: ReplicaID(rawValue: 77), needed: 5, have: 0
+                ))
         // A request handed to receive, and a message claiming to come from the receiver.
         #expect(refusal(try SyncSession(store: session.store).request().encoded(), by: session) != nil)
         var mine = message

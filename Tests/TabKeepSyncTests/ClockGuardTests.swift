@@ -13,9 +13,15 @@ import Testing
         var document = TabBarDocument()
         try document.apply(.move(tab("g"), to: 0), catalog: sevenTabs, by: &device)
         let message = SyncMessage(
-            kind: .final, sender: device.id, vector: VersionVector([device.id: device.sequence]),
-            entries: [
-                DocumentDelta(key: DocumentKey(profile: profile("user"), bar: .main), document: document)
+            kind: .final, sender: device.id, scope: .all,
+            sections: [
+                ProfileDelta(
+                    profile: profile("user"), vector: VersionVector([device.id: device.sequence]),
+                    base: VersionVector(),
+                    documents: [
+                        DocumentDelta(
+                            key: DocumentKey(profile: profile("user"), bar: .main), document: document)
+                    ])
             ])
         return message.encoded()
     }

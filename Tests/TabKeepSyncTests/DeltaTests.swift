@@ -25,16 +25,18 @@ import Testing
         return (source, peer)
     }
 
-    @Test func oneEditAfterAFullSyncOfTenThousandProfilesMakesAMessageUnderOneKibibyte() throws {
+    @Test func oneEditAfterAFullSyncOfTenThousandProfilesMakesAScopedMessageUnderOneKibibyte() throws {
         let directory = TemporaryDirectory()
         let (source, peer) = try syncedPair(profiles: 10_000, in: directory)
         try source.edit(profile("user-1234"), catalog: sevenTabs, .move(tab("g"), to: 0))
-        let reply = try SyncSession(store: source).respond(to: SyncSession(store: peer).request())
-        #expect(reply.entries.map(\.key.profile) == [profile("user-1234")])
+        let scope = ProfileScope.only([profile("user-1234")])
+        let reply = try SyncSession(store: source, scope: scope).respond(
+            to: SyncSession(store: peer, scope: scope).request())
+        #expect(reply.documents.map(\.key.profile) == [profile("user-1234")])
         #expect(reply.encoded().count < 1024)
-        let delta = try source.delta(after: peer.versionVector())
+        let delta = try source.delta(after: peer.versionVectors(), scope: .only([profile("user-1234")]))
         #expect(delta.rowsVisited <= 4)  // the new dots and the one document: no scan
-        let report = try sync(source, peer)
+        let report = try sync(source, peer, profiles: [profile("user-1234")])
         #expect(report.bytesExchanged < 3 * 1024)
         #expect(try documentBytes(source) == documentBytes(peer))
     }
@@ -46,7 +48,8 @@ import Testing
             let (source, peer) = try syncedPair(profiles: count, in: directory)
             try source.edit(
                 profile("user-7"), catalog: sevenTabs, [.move(tab("g"), to: 0), .setBadge(tab("b"), 2)])
-            visited.append(try source.delta(after: peer.versionVector()).rowsVisited)
+            let scope = ProfileScope.only([profile("user-7")])
+            visited.append(try source.delta(after: peer.versionVectors(scope), scope: scope).rowsVisited)
         }
         #expect(visited[0] == visited[1])
         #expect(visited[1] < 10)

@@ -39,10 +39,10 @@ import Testing
         let stranger = try directory.store("stranger")
         try other.edit(profile("user"), catalog: sevenTabs, .move(tab("d"), to: 0))
         try stranger.edit(profile("intruder"), catalog: sevenTabs, .setHidden(tab("a"), true))
-        let otherBytes = try SyncSession(store: other).deltaMessage(kind: .reply, after: VersionVector())
+        let otherBytes = try SyncSession(store: other).deltaMessage(kind: .reply, after: [:], scope: .all)
             .encoded()
         let strangerBytes = try SyncSession(store: stranger).deltaMessage(
-            kind: .reply, after: VersionVector()
+            kind: .reply, after: [:], scope: .all
         )
         .encoded()
         let otherName = FolderTransport.fileName(for: other.replicaID)

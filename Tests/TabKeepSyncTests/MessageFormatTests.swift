@@ -20,10 +20,11 @@ import Testing
         try store.edit(
             profile("alice"), catalog: sevenTabs, [.move(tab("c"), to: 0), .setBadge(tab("a"), 3)])
         try store.edit(profile("bob"), catalog: sevenTabs, .select(.more))
-        let message = try SyncSession(store: store).deltaMessage(kind: .reply, after: VersionVector())
-        #expect(message.entries.count == 2)
+        let message = try SyncSession(store: store).deltaMessage(kind: .reply, after: [:], scope: .all)
+        #expect(message.documents.count == 2)
+        #expect(message.sections.map(\.profile) == [profile("alice"), profile("bob")])
         #expect(try SyncMessage(decoding: message.encoded()) == message)
-        #expect(Array(message.encoded().prefix(5)) == Array("TKSY".utf8) + [1])
+        #expect(Array(message.encoded().prefix(5)) == Array("TKSY".utf8) + [2])
     }
 
     @Test func syncingTwoStoresInProcessLeavesBothWithTheSameDocuments() throws {

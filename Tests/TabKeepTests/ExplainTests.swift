@@ -48,10 +48,10 @@ struct ExplainTests {
 
     /// Both ways, through the store's replication API (what TabKeepSync carries).
     func sync(_ first: TabKeepStore, _ second: TabKeepStore) throws {
-        let toFirst = try second.delta(after: first.versionVector())
-        try first.apply(toFirst.documents, vector: toFirst.vector)
-        let toSecond = try first.delta(after: second.versionVector())
-        try second.apply(toSecond.documents, vector: toSecond.vector)
+        let toFirst = try second.delta(after: first.versionVectors())
+        try first.apply(toFirst)
+        let toSecond = try first.delta(after: second.versionVectors())
+        try second.apply(toSecond)
     }
 
     /// The history every store must explain the same way, with the steps that wrote each fact.

@@ -120,29 +120,13 @@ struct StoreTests {
         #expect(applied > 4_000)
         if random.next() % 2 == 0 { try store.erase(profiles[3]) }
 
-        // The scan: every dot of every document has a `dots` row naming that document, every row
-        // names a document holding its dot, and no dot is past the version vector.
-        let env = store.environment
-        let documents = try env.database("documents")
-        let dots = try env.database("dots")
-        var fromDocuments: [[UInt8]: [UInt8]] = [:]
-        let vector = try store.versionVector()
-        try env.read { txn throws in
-            for (key, value) in try txn.records(documents) {
-                let document = try TabBarDocument(decoding: value)
-                #expect(document.problems().isEmpty)
-                for dot in document.dots {
-                    #expect(vector.contains(dot), "dot \(dot) is past the version vector")
-                    fromDocuments[dotKey(dot)] = key
-                }
-            }
-            let rows = try txn.records(dots)
-            #expect(rows.count == fromDocuments.count)
-            for (dot, documentKey) in rows {
-                #expect(fromDocuments[dot] == documentKey)
-            }
-        }
-        #expect(vector[store.replicaID] >= UInt64(applied))
+        // The scan: every dot of every document has a `dots` row under its profile naming that
+        // document, every row names a document holding its dot, and no dot is past its profile's
+        // version vector — exactly what verify checks.
+        try expectDotsAndVersionsMatchDocuments(store)
+        // Every edit took at least one sequence of its own profile.
+        let vectors = try store.versionVectors()
+        #expect(vectors.values.reduce(0) { $0 + $1[store.replicaID] } >= UInt64(applied))
     }
 
     @Test func asyncEditsFromSixteenTasksShareCommitsAndAllSurviveReopen() async throws {
@@ -303,13 +287,6 @@ struct StoreTests {
     }
 }
 
-func dotKey(_ dot: Dot) -> [UInt8] {
-    func bigEndian(_ value: UInt64) -> [UInt8] {
-        (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * $0)) }
-    }
-    return bigEndian(dot.replica.rawValue) + bigEndian(dot.sequence)
-}
-
 @Suite("Store import: replace and merge")
 struct StoreImportTests {
     let directory = TestDirectory()
@@ -335,27 +312,6 @@ struct StoreImportTests {
     ) throws -> ImportReport {
         try store.importDocuments(mode: mode, dryRun: dryRun) { add in
             for (key, document) in items { try add(key, document) }
-        }
-    }
-
-    /// Every dot of every document has its `dots` row naming that document, there are no other
-    /// rows, and the version vector covers every dot.
-    func expectDotsAndVersionsMatchDocuments(_ store: TabKeepStore) throws {
-        let env = store.environment
-        let documents = try env.database("documents")
-        let dots = try env.database("dots")
-        let vector = try store.versionVector()
-        var fromDocuments: [[UInt8]: [UInt8]] = [:]
-        try env.read { txn throws in
-            for (key, value) in try txn.records(documents) {
-                for dot in try TabBarDocument(decoding: value).dots {
-                    #expect(vector.contains(dot), "dot \(dot) is past the version vector")
-                    fromDocuments[dotKey(dot)] = key
-                }
-            }
-            let rows = try txn.records(dots)
-            #expect(rows.count == fromDocuments.count, "dots rows and document dots")
-            for (dot, documentKey) in rows { #expect(fromDocuments[dot] == documentKey) }
         }
     }
 
@@ -455,5 +411,20 @@ struct StoreImportTests {
             if key.profile == profile("zz-last") { break }
         }
         #expect(seen.map(\.profile) == ["b", "gone", "zz-last"].map(profile))
+    }
+}
+
+/// Every dot of every document has its `dots` row naming that document, there are no other
+/// rows, and the version vector covers every dot.
+func expectDotsAndVersionsMatchDocuments(_ store: TabKeepStore) throws {
+    let report = try store.verify()
+    #expect(report.problems == [])
+    // And each profile's vector covers exactly its own documents' dots.
+    let vectors = try store.versionVectors()
+    try store.forEachDocument { key, document in
+        let vector = vectors[key.profile] ?? VersionVector()
+        for dot in try document.get().dots {
+            #expect(vector.contains(dot), "\(key): dot \(dot) is past its profile's vector")
+        }
     }
 }

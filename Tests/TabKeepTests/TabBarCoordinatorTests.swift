@@ -332,8 +332,8 @@ struct TabBarCoordinatorTests {
         try model.beginCustomizing()
         // The tablet moves profile to the third place; a sync brings it in while the sheet is open.
         try await tablet.edit(profile, catalog: catalog, .move(profileTab, to: 2))
-        let delta = try tablet.delta(after: phone.versionVector())
-        try phone.apply(delta.documents, vector: delta.vector)
+        let delta = try tablet.delta(after: phone.versionVectors())
+        try phone.apply(delta)
         // The user moves settings to the second place and taps Done.
         try model.moveTab(settings, to: 1)
         try model.endCustomizing()
@@ -359,8 +359,8 @@ struct TabBarCoordinatorTests {
 
         // Device B counts three new messages; its delta arrives by sync.
         try await storeB.edit(profile, catalog: catalog, .addToBadge(inbox, 3))
-        let delta = try storeB.delta(after: storeA.versionVector())
-        try storeA.apply(delta.documents, vector: delta.vector)
+        let delta = try storeB.delta(after: storeA.versionVectors())
+        try storeA.apply(delta)
         #expect(await eventually { launch.model.badgeValue(for: inbox) == "5" })
 
         // A badge text wins over the count.
@@ -423,8 +423,8 @@ struct TabBarCoordinatorTests {
         let order = try Self.ids("help", "home", "search", "inbox", "library", "profile", "settings")
         try await storeB.edit(
             profile, catalog: catalog, [.reorder(order), .select(.tab(Self.id("settings")))])
-        let delta = try storeB.delta(after: storeA.versionVector())
-        try storeA.apply(delta.documents, vector: delta.vector)
+        let delta = try storeB.delta(after: storeA.versionVectors())
+        try storeA.apply(delta)
 
         let settings = try Self.id("settings")
         #expect(await eventually { launch.model.tabIDs == order && launch.model.selection == .tab(settings) })

@@ -20,7 +20,8 @@ public struct HybridLogicalClock: Hashable, Sendable {
         self.last = last
     }
 
-    /// A new stamp > last and >= wall time (counter overflow borrows the next millisecond).
+    /// A new stamp > last and >= wall time (counter overflow borrows the next millisecond). It never
+    /// wraps: at ``Stamp/last`` it stays there, and the store refuses to commit such an edit.
     public mutating func tick(wallMilliseconds: UInt64 = HybridLogicalClock.wallMilliseconds()) -> Stamp {
         let wall = min(wallMilliseconds, Stamp.millisecondMask)
         let next: Stamp
@@ -28,8 +29,10 @@ public struct HybridLogicalClock: Hashable, Sendable {
             next = Stamp(milliseconds: wall, counter: 0)
         } else if last.counter < UInt16.max {
             next = Stamp(milliseconds: last.milliseconds, counter: last.counter + 1)
-        } else {
+        } else if last.milliseconds < Stamp.millisecondMask {
             next = Stamp(milliseconds: last.milliseconds + 1, counter: 0)
+        } else {
+            next = Stamp.last
         }
         last = next
         return next

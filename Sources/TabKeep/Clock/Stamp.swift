@@ -26,6 +26,9 @@ public struct Stamp: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// The lowest stamp: what pins are written with, so any real edit beats them.
     public static let zero = Stamp(rawValue: 0)
 
+    /// The highest stamp: a clock that reaches it stops there (see ``HybridLogicalClock/tick(wallMilliseconds:)``).
+    public static let last = Stamp(rawValue: .max)
+
     /// The largest millisecond value a stamp holds.
     static let millisecondMask: UInt64 = (1 << 48) - 1
 

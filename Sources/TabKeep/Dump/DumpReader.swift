@@ -59,15 +59,29 @@ public final class DumpReader {
     /// Reads the whole dump at `path`, checking every line, the record count and the CRC, and
     /// returns its header, catalogs and document count. Memory stays flat in the dump's size
     /// (catalogs are few and small).
-    public static func check(path: String, progress: ((_ bytes: Int) -> Void)? = nil) throws(DumpError)
-        -> DumpSummary
-    {
+    ///
+    /// With `maxDrift`, a document stamped further ahead of this machine's clock refuses the dump
+    /// (the clock guard of every import), naming its line.
+    public static func check(
+        path: String, maxDrift: Duration? = nil, progress: ((_ bytes: Int) -> Void)? = nil
+    ) throws(DumpError) -> DumpSummary {
         let reader = try DumpReader(path: path)
         var summary = DumpSummary(header: reader.header)
+        let now = HybridLogicalClock.wallMilliseconds()
+        let limit = maxDrift.map { UInt64(max(0, $0.components.seconds)) * 1_000 }
         while let record = try reader.next() {
             switch record {
             case .catalog(let bar, let catalog): summary.catalogs.append((bar, catalog))
-            case .document: summary.documents += 1
+            case .document(let key, let document):
+                summary.documents += 1
+                let newest = document.maxStamp.milliseconds
+                if let limit, newest > now + limit {
+                    throw DumpError(
+                        line: reader.line,
+                        reason:
+                            "document for profile \"\(key.profile)\" bar \"\(key.bar)\" is stamped \(newest - now) ms ahead of this machine's clock (the limit is \(limit) ms); nothing was restored"
+                    )
+                }
             }
             if summary.documents % 1024 == 0 { progress?(reader.bytesRead) }
         }

@@ -51,18 +51,21 @@ extension TabKeepStore {
         return writer.records
     }
 
-    /// Restores the dump at `path`: reads and checks all of it first (a bad dump changes
-    /// nothing), then reads it again into one write transaction. `replace` leaves the store
-    /// holding exactly the dump's documents; `merge` merges entry by entry, as a sync would. With
-    /// `dryRun`, only reports. The store keeps its own replica id. `progress` gets the bytes read
-    /// and the total, twice over (check, then write).
+    /// Restores the dump at `path`: reads and checks all of it first (a bad dump, or one stamped more
+    /// than `maxDrift` ahead of this machine's clock, changes nothing and names its line), then
+    /// reads it again into one write transaction. `replace` leaves the store holding exactly the
+    /// dump's documents and gives it a fresh replica id; `merge` merges entry by entry, as a sync
+    /// would. Either raises each profile's vector only as far as the dump's entries prove. With
+    /// `dryRun`, only reports. `progress` gets the bytes read and the total, twice over (check,
+    /// then write).
     public func restore(
-        fromDumpAt path: String, mode: ImportMode, dryRun: Bool = false,
+        fromDumpAt path: String, mode: ImportMode, dryRun: Bool = false, maxDrift: Duration = .seconds(300),
         progress: ((_ bytesRead: Int, _ total: Int) -> Void)? = nil
     ) throws -> (summary: DumpSummary, report: ImportReport) {
-        let summary = try DumpReader.check(path: path) { progress?($0, 0) }
+        let summary = try DumpReader.check(path: path, maxDrift: maxDrift) { progress?($0, 0) }
         let report = try importDocuments(
-            mode: mode, catalogs: summary.catalogs, dryRun: dryRun, sizeHint: summary.bytes
+            mode: mode, catalogs: summary.catalogs, dryRun: dryRun, sizeHint: summary.bytes,
+            maxDrift: maxDrift
         ) { add in
             let reader = try DumpReader(path: path)
             var documents = 0

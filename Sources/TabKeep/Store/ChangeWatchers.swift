@@ -4,16 +4,16 @@ import Synchronization
 /// The subscribers of ``TabKeepStore/changes()`` and the poller that finds other processes' commits.
 ///
 /// This process's commits are published as they happen. Other processes' commits are found by
-/// polling: when the `versions` vector moved past what was already reported, the `dots` written
-/// since point at exactly the documents that changed (the same range scan sync uses), minus the
-/// dots this process committed itself.
+/// polling the store's change log (`changes`: revision → document key, the newest 100,000 kept):
+/// the records past the last revision reported name exactly the documents that changed, minus the
+/// revisions this process wrote itself.
 final class ChangeWatchers: Sendable {
     private struct State {
         var subscribers: [Int: AsyncStream<DocumentKey>.Continuation] = [:]
         var nextID = 0
         var poller: Task<Void, Never>?
-        var reported = VersionVector()
-        var localDots: Set<Dot> = []
+        var reported: UInt64 = 0
+        var localRevisions: Set<UInt64> = []
     }
 
     private let state = Mutex(State())
@@ -23,13 +23,13 @@ final class ChangeWatchers: Sendable {
     func subscribe(_ store: TabKeepStore) -> AsyncStream<DocumentKey> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: DocumentKey.self, bufferingPolicy: .bufferingNewest(4_096))
-        let initial = try? store.versionVector()
+        let initial = try? store.lastRevision()
         let id = state.withLock { state in
             let id = state.nextID
             state.nextID += 1
             state.subscribers[id] = continuation
             if state.poller == nil {
-                state.reported = initial ?? VersionVector()
+                state.reported = initial ?? 0
                 let interval = store.options.pollInterval
                 state.poller = Task.detached { [weak store] in
                     while !Task.isCancelled {
@@ -56,10 +56,13 @@ final class ChangeWatchers: Sendable {
     }
 
     /// Publishes this process's commit.
-    func publish(_ keys: [DocumentKey], dots: [Dot] = []) {
+    func publish(_ keys: [DocumentKey], revisions: ClosedRange<UInt64>? = nil) {
         guard !keys.isEmpty else { return }
         let subscribers = state.withLock { state in
-            if !state.subscribers.isEmpty { state.localDots.formUnion(dots) }
+            if !state.subscribers.isEmpty, let revisions, revisions.upperBound > state.reported {
+                state.localRevisions.formUnion(
+                    revisions.clamped(to: (state.reported + 1)...revisions.upperBound))
+            }
             return Array(state.subscribers.values)
         }
         for continuation in subscribers {
@@ -70,15 +73,15 @@ final class ChangeWatchers: Sendable {
     /// Looks for commits of other processes since the last poll.
     func poll(_ store: TabKeepStore) {
         let reported = state.withLock { $0.reported }
-        guard let (vector, found) = try? store.dotsPast(reported), vector != reported else { return }
+        guard let (now, found) = try? store.changesPast(reported), now > reported else { return }
         let (subscribers, keys) = state.withLock { state in
             var keys: [DocumentKey] = []
             var seen: Set<DocumentKey> = []
-            for (dot, key) in found where state.localDots.remove(dot) == nil && seen.insert(key).inserted {
-                keys.append(key)
+            for (revision, key) in found where state.localRevisions.remove(revision) == nil {
+                if seen.insert(key).inserted { keys.append(key) }
             }
-            state.localDots = state.localDots.filter { !vector.contains($0) }
-            state.reported.merge(vector)
+            state.localRevisions = state.localRevisions.filter { $0 > now }
+            state.reported = max(state.reported, now)
             return (Array(state.subscribers.values), keys)
         }
         for continuation in subscribers {
@@ -114,19 +117,24 @@ extension TabKeepStore {
         watchers.subscribe(self)
     }
 
-    /// The version vector now, and every dot past `vector` with the document that holds it:
-    /// a range scan of `dots` per replica, so its cost grows with the change, not with the store.
-    func dotsPast(_ vector: VersionVector) throws -> (VersionVector, [(Dot, DocumentKey)]) {
+    /// The last change-log revision.
+    func lastRevision() throws -> UInt64 {
         try environment.read { txn in
-            let now = try readVersions(txn)
-            var found: [(Dot, DocumentKey)] = []
-            for replica in now.replicas where now[replica] > vector[replica] {
-                var range = KeyRange.prefix(Records.bigEndian(replica.rawValue))
-                range.lower = Records.dotKey(Dot(replica: replica, sequence: vector[replica] + 1))
-                try txn.forEach(dots, in: range) { key, value in
-                    if let dot = Records.dot(from: key) { found.append((dot, try DocumentKey(bytes: value))) }
-                    return true
-                }
+            try txn.get(meta, key: Records.MetaKey.revision).flatMap(Records.uint64) ?? 0
+        }
+    }
+
+    /// The last revision now, and every change-log record past `revision`: a range scan, so its
+    /// cost grows with the change, not with the store.
+    func changesPast(_ revision: UInt64) throws -> (UInt64, [(UInt64, DocumentKey)]) {
+        try environment.read { txn in
+            let now = try txn.get(meta, key: Records.MetaKey.revision).flatMap(Records.uint64) ?? 0
+            var found: [(UInt64, DocumentKey)] = []
+            guard now > revision else { return (now, found) }
+            try txn.forEach(changeLog, in: KeyRange(from: Records.bigEndian(revision + 1), to: nil)) {
+                key, value in
+                if let number = Records.uint64(key) { found.append((number, try DocumentKey(bytes: value))) }
+                return true
             }
             return (now, found)
         }

@@ -1,21 +1,35 @@
 /// How the store lays its records out in LMDB (DESIGN.md §4).
+///
+/// Schema 2 makes a profile the unit of replication: `dots` and `versions` are keyed by profile
+/// first, so one profile's version vector and its dots past a peer's vector are range scans under
+/// that profile alone.
 enum Records {
     static let meta = "meta"
     static let documents = "documents"
     static let dots = "dots"
     static let versions = "versions"
     static let catalogs = "catalogs"
-    static let all = [meta, documents, dots, versions, catalogs]
+    /// The store-wide change log that `changes()` polls for other processes' commits.
+    static let changes = "changes"
+    static let all = [meta, documents, dots, versions, catalogs, changes]
 
-    /// The schema this version writes and reads.
-    static let schemaVersion = 1
+    /// The schema this version writes and reads (1 is migrated on open).
+    static let schemaVersion = 2
 
     enum MetaKey {
         static let schema = Array("schema".utf8)
         static let replica = Array("replica".utf8)
         static let clock = Array("clock".utf8)
+        /// Schema 1 only: the replica's one sequence for every profile.
         static let sequence = Array("sequence".utf8)
         static let created = Array("created".utf8)
+        /// The replica ids this store had before, oldest first (8 bytes each).
+        static let identities = Array("identities".utf8)
+        /// Present in a backup copy: the replica id of the store it was copied from. The first open
+        /// for writing takes a fresh id and removes it.
+        static let copyOf = Array("copy-of".utf8)
+        /// The number of the last change-log record.
+        static let revision = Array("revision".utf8)
     }
 
     static func bigEndian(_ value: UInt64) -> [UInt8] {
@@ -27,17 +41,66 @@ enum Records {
         return bytes.reduce(0) { $0 << 8 | UInt64($1) }
     }
 
-    /// The `dots` key: origin (8 bytes BE) ‖ sequence (8 bytes BE), so one replica's dots are contiguous
-    /// and in sequence order.
-    static func dotKey(_ dot: Dot) -> [UInt8] {
-        bigEndian(dot.replica.rawValue) + bigEndian(dot.sequence)
+    /// profile ‖ 0x00: the prefix of every `dots` and `versions` key of one profile.
+    static func profilePrefix(_ profile: ProfileID) -> [UInt8] {
+        Array(profile.rawValue.utf8) + [0]
     }
 
-    static func dot(from key: UnsafeRawBufferPointer) -> Dot? {
-        guard key.count == 16, let replica = uint64(key.prefix(8)), let sequence = uint64(key.suffix(8))
-        else {
+    /// The `dots` key: profile ‖ 0x00 ‖ origin (8 bytes BE) ‖ sequence (8 bytes BE), so one
+    /// replica's dots in one profile are contiguous and in sequence order.
+    static func dotKey(_ profile: ProfileID, _ dot: Dot) -> [UInt8] {
+        profilePrefix(profile) + bigEndian(dot.replica.rawValue) + bigEndian(dot.sequence)
+    }
+
+    /// The profile and dot of a `dots` key, or nil when malformed.
+    static func dot(from key: some Collection<UInt8>) -> (ProfileID, Dot)? {
+        let bytes = Array(key)
+        guard bytes.count > 17, bytes[bytes.count - 17] == 0,
+            let profile = try? ProfileID(String(decoding: bytes[..<(bytes.count - 17)], as: UTF8.self)),
+            let replica = uint64(bytes[(bytes.count - 16)..<(bytes.count - 8)]),
+            let sequence = uint64(bytes[(bytes.count - 8)...]), sequence > 0
+        else { return nil }
+        return (profile, Dot(replica: ReplicaID(rawValue: replica), sequence: sequence))
+    }
+
+    /// The `versions` key: profile ‖ 0x00 ‖ replica (8 bytes BE).
+    static func versionKey(_ profile: ProfileID, _ replica: ReplicaID) -> [UInt8] {
+        profilePrefix(profile) + bigEndian(replica.rawValue)
+    }
+
+    /// The profile and replica of a `versions` key, or nil when malformed.
+    static func version(from key: some Collection<UInt8>) -> (ProfileID, ReplicaID)? {
+        let bytes = Array(key)
+        guard bytes.count > 9, bytes[bytes.count - 9] == 0,
+            let profile = try? ProfileID(String(decoding: bytes[..<(bytes.count - 9)], as: UTF8.self)),
+            let replica = uint64(bytes[(bytes.count - 8)...]), replica != 0
+        else { return nil }
+        return (profile, ReplicaID(rawValue: replica))
+    }
+
+    /// A version vector as bytes: count (8 BE), then (replica, sequence) pairs in replica order.
+    static func encode(_ vector: VersionVector) -> [UInt8] {
+        var bytes = bigEndian(UInt64(vector.replicas.count))
+        for replica in vector.replicas { bytes += bigEndian(replica.rawValue) + bigEndian(vector[replica]) }
+        return bytes
+    }
+
+    static func decodeVector(_ bytes: some Collection<UInt8>) -> VersionVector? {
+        let bytes = Array(bytes)
+        guard bytes.count >= 8, let count = uint64(bytes[0..<8]), bytes.count == 8 + Int(count) * 16 else {
             return nil
         }
-        return Dot(replica: ReplicaID(rawValue: replica), sequence: sequence)
+        var vector = VersionVector()
+        for index in 0..<Int(count) {
+            let start = 8 + index * 16
+            guard let replica = uint64(bytes[start..<(start + 8)]),
+                let sequence = uint64(bytes[(start + 8)..<(start + 16)])
+            else { return nil }
+            vector[ReplicaID(rawValue: replica)] = sequence
+        }
+        return vector
     }
+
+    /// The most change-log records kept; older ones are dropped as new ones come.
+    static let changeLogLimit: UInt64 = 100_000
 }

@@ -24,6 +24,12 @@ public enum TabKeepError: Error, Hashable, Sendable, CustomStringConvertible {
     case invalidDirectory(path: String, reason: String)
     /// Something the caller supplied failed (an import's feed, say); nothing was written.
     case failed(String)
+    /// The store's clock has reached the highest stamp it can hold (the year 10889, or a clock
+    /// dragged there): no edit can be ordered after the ones it has.
+    case clockExhausted
+    /// A dump, import or sync would raise a profile's version vector past what its entries prove,
+    /// or names a base this store has not reached; nothing was written.
+    case missingHistory(ProfileID, replica: ReplicaID, needed: UInt64, have: UInt64)
 
     /// A sentence naming what is wrong.
     public var description: String {
@@ -52,6 +58,12 @@ public enum TabKeepError: Error, Hashable, Sendable, CustomStringConvertible {
             return "cannot use \(path) as a store: \(reason)"
         case .failed(let reason):
             return reason
+        case .clockExhausted:
+            return
+                "the store's clock has reached its highest stamp; no further edit can be ordered, nothing was written"
+        case .missingHistory(let profile, let replica, let needed, let have):
+            return
+                "profile \"\(profile)\": the entries are a delta past sequence \(needed) of replica \(replica), but this store has only \(have); nothing was applied (ask again)"
         }
     }
 }

@@ -60,36 +60,38 @@ extension TabKeepStore {
     {
         guard guest != account else { return }
         do {
-            let (changed, added): ([DocumentKey], [Dot]) = try environment.write { txn in
-                var replica = try loadReplica(txn)
+            let (changed, revisions): ([DocumentKey], ClosedRange<UInt64>?) = try environment.write { txn in
+                var writer = try loadWriter(txn)
                 var raises = VersionRaises()
                 var changed: [DocumentKey] = []
-                var added: [Dot] = []
                 for bar in try barsOf(txn, guest) {
                     let guestKey = DocumentKey(profile: guest, bar: bar)
                     let accountKey = DocumentKey(profile: account, bar: bar)
                     guard let guestDocument = try loadDocument(txn, guestKey) else { continue }
                     let previous = try loadDocument(txn, accountKey)
                     var merged = previous ?? TabBarDocument()
+                    var replica = try self.replica(for: account, &writer, txn)
                     merged.fold(guestDocument, by: &replica)
+                    absorb(replica, for: account, into: &writer)
                     // An erased guest folds nothing: store no empty account document.
                     if merged != (previous ?? TabBarDocument()) {
-                        added += try saveDocument(
+                        try saveDocument(
                             txn, accountKey, merged, previous: previous, raising: &raises)
                         changed.append(accountKey)
                     }
                     if removingGuest {
                         var cleared = guestDocument
+                        var replica = try self.replica(for: guest, &writer, txn)
                         try cleared.apply(.reset, catalog: .empty, by: &replica)
-                        added += try saveDocument(
+                        absorb(replica, for: guest, into: &writer)
+                        try saveDocument(
                             txn, guestKey, cleared, previous: guestDocument, raising: &raises)
                         changed.append(guestKey)
                     }
                 }
-                try saveReplica(txn, replica, raising: raises)
-                return (changed, added)
+                return (changed, try saveWriter(txn, writer, raising: raises, changed: changed))
             }
-            watchers.publish(changed, dots: added)
+            watchers.publish(changed, revisions: revisions)
         } catch {
             throw TabKeepError.wrap(error)
         }
@@ -120,12 +122,12 @@ extension TabKeepStore {
         requests makeRequests: (borrowing Transaction) throws -> [EditRequest]
     ) throws(TabKeepError) -> (requests: [EditRequest], results: [Result<Void, TabKeepError>]) {
         do {
-            let (requests, results, changed, added) = try environment.write { txn in
+            let (requests, results, changed, revisions) = try environment.write { txn in
                 for (bar, catalog) in catalogs {
                     try txn.put(catalogsDatabase, key: Array(bar.rawValue.utf8), value: catalog.encoded())
                 }
                 let requests = try makeRequests(txn)
-                var replica = try loadReplica(txn)
+                var writer = try loadWriter(txn)
                 var working: [DocumentKey: (previous: TabBarDocument?, current: TabBarDocument)] = [:]
                 var catalogsByBar: [BarID: Catalog] = [:]
                 var results: [Result<Void, TabKeepError>] = []
@@ -148,9 +150,9 @@ extension TabKeepStore {
                                 return (stored, stored ?? TabBarDocument())
                             }()
                         var document = state.current
-                        var scratch = replica
+                        var scratch = try replica(for: request.key.profile, &writer, txn)
                         for edit in request.edits { try document.apply(edit, catalog: catalog, by: &scratch) }
-                        replica = scratch
+                        absorb(scratch, for: request.key.profile, into: &writer)
                         working[request.key] = (state.previous, document)
                         results.append(.success(()))
                     } catch {
@@ -163,17 +165,16 @@ extension TabKeepStore {
                     let state = working[key]!
                     return state.current != (state.previous ?? TabBarDocument())
                 }
-                var added: [Dot] = []
                 var raises = VersionRaises()
                 for key in changed {
                     let state = working[key]!
-                    added += try saveDocument(
-                        txn, key, state.current, previous: state.previous, raising: &raises)
+                    try saveDocument(txn, key, state.current, previous: state.previous, raising: &raises)
                 }
-                if !changed.isEmpty { try saveReplica(txn, replica, raising: raises) }
-                return (requests, results, changed, added)
+                let revisions =
+                    changed.isEmpty ? nil : try saveWriter(txn, writer, raising: raises, changed: changed)
+                return (requests, results, changed, revisions)
             }
-            watchers.publish(changed, dots: added)
+            watchers.publish(changed, revisions: revisions)
             return (requests, results)
         } catch {
             throw TabKeepError.wrap(error)

@@ -1,20 +1,40 @@
 import LMDBKit
 
-/// What a store has that a peer lacks: the low-level currency of sync, restore and dump.
+/// What a store has that a peer lacks, profile by profile: the low-level currency of sync.
 public struct StoreDelta: Hashable, Sendable {
-    /// Each changed document, reduced to the entries the peer lacks, in key order.
-    public var documents: [DocumentDelta]
-    /// The sending store's version vector when the delta was taken.
-    public var vector: VersionVector
+    /// One section per profile, in profile order.
+    public var profiles: [ProfileDelta]
     /// Rows read to build the delta (dots scanned plus documents loaded): it grows with the
     /// change, not with the store.
     public var rowsVisited: Int
 
-    /// A delta of `documents` taken at `vector`.
-    public init(documents: [DocumentDelta], vector: VersionVector, rowsVisited: Int = 0) {
-        self.documents = documents
-        self.vector = vector
+    /// A delta of `profiles`.
+    public init(profiles: [ProfileDelta], rowsVisited: Int = 0) {
+        self.profiles = profiles
         self.rowsVisited = rowsVisited
+    }
+
+    /// Every document of every section.
+    public var documents: [DocumentDelta] { profiles.flatMap(\.documents) }
+}
+
+/// One profile's part of a ``StoreDelta``.
+public struct ProfileDelta: Hashable, Sendable {
+    /// The profile.
+    public var profile: ProfileID
+    /// The sender's version vector of the profile when the delta was taken.
+    public var vector: VersionVector
+    /// The vector the delta was computed past: a receiver that has not reached it refuses it.
+    public var base: VersionVector
+    /// Each changed document of the profile, reduced to the entries past `base`, in key order.
+    public var documents: [DocumentDelta]
+
+    /// A section.
+    public init(profile: ProfileID, vector: VersionVector, base: VersionVector, documents: [DocumentDelta]) {
+        self.profile = profile
+        self.vector = vector
+        self.base = base
+        self.documents = documents
     }
 }
 
@@ -55,33 +75,49 @@ public struct ImportReport: Hashable, Sendable {
 }
 
 extension TabKeepStore {
-    /// Everything this store has that a peer with version vector `peer` lacks.
+    /// Everything of the profiles in `scope` that a peer with the per-profile vectors `peer` lacks
+    /// (a profile the peer does not list: everything of it).
     ///
-    /// Found through `dots`: for each replica, the dots past the peer's sequence point at the
-    /// documents to send, and each is reduced to the entries the peer lacks.
-    public func delta(after peer: VersionVector) throws(TabKeepError) -> StoreDelta {
+    /// Found through `dots`: under each profile, for each replica, the dots past the peer's
+    /// sequence point at the documents to send, and each is reduced to the entries the peer lacks.
+    /// Nothing outside `scope` is read.
+    public func delta(after peer: [ProfileID: VersionVector], scope: ProfileScope = .all) throws(TabKeepError)
+        -> StoreDelta
+    {
         do {
             return try environment.read { txn in
-                let now = try readVersions(txn)
-                var keys: Set<DocumentKey> = []
                 var rows = 0
-                for replica in now.replicas where now[replica] > peer[replica] {
-                    var range = KeyRange.prefix(Records.bigEndian(replica.rawValue))
-                    range.lower = Records.dotKey(Dot(replica: replica, sequence: peer[replica] + 1))
-                    try txn.forEach(dots, in: range) { _, value in
+                var sections: [ProfileDelta] = []
+                let vectors = try readVectors(txn, scope)
+                for profile in vectors.keys.sorted() {
+                    let now = vectors[profile]!
+                    let base = peer[profile] ?? VersionVector()
+                    var bars: Set<BarID> = []
+                    for replica in now.replicas where now[replica] > base[replica] {
+                        var range = KeyRange.prefix(
+                            Records.profilePrefix(profile) + Records.bigEndian(replica.rawValue))
+                        range.lower = Records.dotKey(
+                            profile, Dot(replica: replica, sequence: base[replica] + 1))
+                        try txn.forEach(dots, in: range) { _, value in
+                            rows += 1
+                            bars.insert(try BarID(String(decoding: value, as: UTF8.self)))
+                            return true
+                        }
+                    }
+                    var documents: [DocumentDelta] = []
+                    for bar in bars.sorted() {
                         rows += 1
-                        keys.insert(try DocumentKey(bytes: value))
-                        return true
+                        let key = DocumentKey(profile: profile, bar: bar)
+                        guard let document = try loadDocument(txn, key) else { continue }
+                        let part = Self.part(of: document, after: base)
+                        if !part.isEmpty { documents.append(DocumentDelta(key: key, document: part)) }
+                    }
+                    if !now.isEmpty || peer[profile] != nil {
+                        sections.append(
+                            ProfileDelta(profile: profile, vector: now, base: base, documents: documents))
                     }
                 }
-                var result: [DocumentDelta] = []
-                for key in keys.sorted() {
-                    rows += 1
-                    guard let document = try loadDocument(txn, key) else { continue }
-                    let part = Self.part(of: document, after: peer)
-                    if !part.isEmpty { result.append(DocumentDelta(key: key, document: part)) }
-                }
-                return StoreDelta(documents: result, vector: now, rowsVisited: rows)
+                return StoreDelta(profiles: sections, rowsVisited: rows)
             }
         } catch {
             throw TabKeepError.wrap(error)
@@ -99,45 +135,67 @@ extension TabKeepStore {
         return (try? TabBarDocument(entries: part.entries + [clear])) ?? part
     }
 
-    /// Merges `documents` from a peer whose version vector was `vector`, in one write transaction:
-    /// all or nothing. Entries stamped more than `maxDrift` ahead of this machine's clock make the
+    /// Merges a peer's delta in one write transaction: all or nothing. Each profile's section is
+    /// applied only when this store has reached the section's base (else
+    /// ``TabKeepError/missingHistory(_:replica:needed:have:)``), and then raises the profile's vector
+    /// to the sender's. Entries stamped more than `maxDrift` ahead of this machine's clock make the
     /// whole call fail with ``TabKeepError/clockDrift(aheadMilliseconds:limitMilliseconds:)``,
     /// before anything is written and without moving the local clock. Returns the changed keys.
     @discardableResult
-    public func apply(_ documents: [DocumentDelta], vector: VersionVector, maxDrift: Duration = .seconds(300))
-        throws(TabKeepError) -> [DocumentKey]
+    public func apply(_ delta: StoreDelta, maxDrift: Duration = .seconds(300)) throws(TabKeepError)
+        -> [DocumentKey]
     {
-        let newest = documents.map(\.document.maxStamp).max() ?? .zero
+        let newest = delta.documents.map(\.document.maxStamp).max() ?? .zero
+        try Self.checkDrift(newest, maxDrift: maxDrift)
+        for section in delta.profiles {
+            for document in section.documents where document.key.profile != section.profile {
+                throw .failed(
+                    "a delta section of profile \"\(section.profile)\" holds a document of \"\(document.key.profile)\""
+                )
+            }
+        }
+        do {
+            let (changed, revisions): ([DocumentKey], ClosedRange<UInt64>?) = try environment.write { txn in
+                var writer = try loadWriter(txn)
+                var raises = VersionRaises()
+                var changed: [DocumentKey] = []
+                for section in delta.profiles {
+                    let local = try readVector(txn, section.profile)
+                    for replica in section.base.replicas where local[replica] < section.base[replica] {
+                        throw TabKeepError.missingHistory(
+                            section.profile, replica: replica, needed: section.base[replica],
+                            have: local[replica])
+                    }
+                    for document in section.documents {
+                        let previous = try loadDocument(txn, document.key)
+                        var merged = previous ?? TabBarDocument()
+                        merged.merge(document.document)
+                        if merged == previous { continue }
+                        try saveDocument(txn, document.key, merged, previous: previous, raising: &raises)
+                        try keepClearDot(
+                            txn, document.key, incoming: document.document, merged: merged, raising: &raises)
+                        changed.append(document.key)
+                    }
+                    for peer in section.vector.replicas {
+                        raises.raise(section.profile, peer, to: section.vector[peer])
+                    }
+                }
+                writer.clock.observe(newest)
+                return (changed, try saveWriter(txn, writer, raising: raises, changed: changed))
+            }
+            watchers.publish(changed, revisions: revisions)
+            return changed
+        } catch {
+            throw TabKeepError.wrap(error)
+        }
+    }
+
+    /// Refuses a stamp more than `maxDrift` ahead of this machine's clock.
+    static func checkDrift(_ newest: Stamp, maxDrift: Duration) throws(TabKeepError) {
         let limit = UInt64(max(0, maxDrift.components.seconds)) * 1_000
         let now = HybridLogicalClock.wallMilliseconds()
         if newest.milliseconds > now + limit {
             throw .clockDrift(aheadMilliseconds: newest.milliseconds - now, limitMilliseconds: limit)
-        }
-        do {
-            let (changed, added): ([DocumentKey], [Dot]) = try environment.write { txn in
-                var replica = try loadReplica(txn)
-                var raises = VersionRaises()
-                var changed: [DocumentKey] = []
-                var added: [Dot] = []
-                for delta in documents {
-                    let previous = try loadDocument(txn, delta.key)
-                    var merged = previous ?? TabBarDocument()
-                    merged.merge(delta.document)
-                    if merged == previous { continue }
-                    added += try saveDocument(txn, delta.key, merged, previous: previous, raising: &raises)
-                    added += try keepClearDot(
-                        txn, delta.key, incoming: delta.document, merged: merged, raising: &raises)
-                    changed.append(delta.key)
-                }
-                for peer in vector.replicas { raises.raise(peer, to: vector[peer]) }
-                replica.clock.observe(newest)
-                try saveReplica(txn, replica, raising: raises)
-                return (changed, added)
-            }
-            watchers.publish(changed, dots: added)
-            return changed
-        } catch {
-            throw TabKeepError.wrap(error)
         }
     }
 
@@ -176,23 +234,28 @@ extension TabKeepStore {
     /// stored documents a `replace` passes over are removed as the feed goes. A `replace` feed out
     /// of key order is fed again, keeping the set of fed keys (memory grows with the feed).
     ///
-    /// ``changes()`` gets the added, changed and removed keys only when someone is subscribed,
-    /// and at most 4,096 of them (the most a subscriber's stream buffers); past that,
-    /// added and changed documents still reach subscribers through the poll for new dots, within
-    /// ``Options/pollInterval``, but documents removed past the limit are not reported.
+    /// Vectors are raised only as far as the imported entries prove (per profile, the highest dot
+    /// of each replica among them), so a partial import never claims what it did not bring. A
+    /// `replace` import also gives the store a fresh replica id (the old one stays in its vectors
+    /// and in ``identityHistory()``): the store no longer holds what its old id had written.
+    /// Entries stamped more than `maxDrift` ahead of this machine's clock refuse the whole import.
+    ///
+    /// ``changes()`` reports at most 4,096 of the added, changed and removed keys (the most a
+    /// subscriber's stream buffers), in this process and in others.
     @discardableResult
     public func importDocuments(
         mode: ImportMode, catalogs newCatalogs: [(bar: BarID, catalog: Catalog)] = [], dryRun: Bool = false,
-        sizeHint: Int = 0, _ feed: (_ add: (DocumentKey, TabBarDocument) throws -> Void) throws -> Void
+        sizeHint: Int = 0, maxDrift: Duration = .seconds(300),
+        _ feed: (_ add: (DocumentKey, TabBarDocument) throws -> Void) throws -> Void
     ) throws(TabKeepError) -> ImportReport {
         do {
             if sizeHint > 0 && !dryRun {
                 try environment.reserveMapSize(atLeast: try environment.info().usedBytes + sizeHint * 2)
             }
             do {
-                return try importOnce(mode, newCatalogs, dryRun, keyOrdered: true, feed)
+                return try importOnce(mode, newCatalogs, dryRun, maxDrift, keyOrdered: true, feed)
             } catch is ImportFeedOutOfOrder {
-                return try importOnce(mode, newCatalogs, dryRun, keyOrdered: false, feed)
+                return try importOnce(mode, newCatalogs, dryRun, maxDrift, keyOrdered: false, feed)
             }
         } catch {
             throw TabKeepError.wrap(error)
@@ -205,93 +268,106 @@ extension TabKeepStore {
     /// One import transaction; with `keyOrdered`, a `replace` feed out of key order throws
     /// ``ImportFeedOutOfOrder`` (and writes nothing) so the caller runs it again without.
     private func importOnce(
-        _ mode: ImportMode, _ newCatalogs: [(bar: BarID, catalog: Catalog)], _ dryRun: Bool, keyOrdered: Bool,
+        _ mode: ImportMode, _ newCatalogs: [(bar: BarID, catalog: Catalog)], _ dryRun: Bool,
+        _ maxDrift: Duration,
+        keyOrdered: Bool,
         _ feed: (_ add: (DocumentKey, TabBarDocument) throws -> Void) throws -> Void
     ) throws -> ImportReport {
         struct DryRun: Error { var report: ImportReport }
         let listening = !dryRun && watchers.hasSubscribers
         do {
-            let (report, log): (ImportReport, ImportChangeLog) = try environment.write { txn in
-                var report = ImportReport()
-                var log = ImportChangeLog(enabled: listening)
-                var replica = try loadReplica(txn)
-                var raises = VersionRaises()
-                var fed = FedKeys(ordered: keyOrdered)
-                if mode == .replace {
-                    // Every document fed writes all its dots again; the documents stay until the feed
-                    // passes them, so each fed one is compared with what was stored.
-                    try txn.removeAll(dots)
-                    try txn.removeAll(versions)
-                }
-                for (bar, catalog) in newCatalogs {
-                    try txn.put(catalogsDatabase, key: Array(bar.rawValue.utf8), value: catalog.encoded())
-                    report.catalogs += 1
-                }
-                var newest = Stamp.zero
-                try feed { key, document in
-                    newest = max(newest, document.maxStamp)
-                    guard mode == .replace else {
-                        let previous = try loadDocument(txn, key)
-                        var merged = previous ?? TabBarDocument()
-                        merged.merge(document)
-                        if merged == previous {
-                            report.unchanged += 1
-                            return
+            let (report, log, revisions, fresh):
+                (ImportReport, ImportChangeLog, ClosedRange<UInt64>?, ReplicaID?) =
+                    try environment.write { txn in
+                        var report = ImportReport()
+                        var log = ImportChangeLog(enabled: true)
+                        var writer = try loadWriter(txn)
+                        var fresh: ReplicaID?
+                        var raises = VersionRaises()
+                        var fed = FedKeys(ordered: keyOrdered)
+                        if mode == .replace {
+                            // Every document fed writes all its dots again; the documents stay until the feed
+                            // passes them, so each fed one is compared with what was stored.
+                            try txn.removeAll(dots)
+                            try txn.removeAll(versions)
+                            if !dryRun {
+                                fresh = try takeFreshIdentity(txn)
+                                writer = Writer(id: fresh!, clock: writer.clock)
+                            }
                         }
-                        if previous == nil { report.added += 1 } else { report.changed += 1 }
-                        log.record(
-                            key,
-                            dots: try saveDocument(txn, key, merged, previous: previous, raising: &raises))
-                        return
+                        for (bar, catalog) in newCatalogs {
+                            try txn.put(
+                                catalogsDatabase, key: Array(bar.rawValue.utf8), value: catalog.encoded())
+                            report.catalogs += 1
+                        }
+                        var newest = Stamp.zero
+                        try feed { key, document in
+                            newest = max(newest, document.maxStamp)
+                            try Self.checkDrift(document.maxStamp, maxDrift: maxDrift)
+                            guard mode == .replace else {
+                                let previous = try loadDocument(txn, key)
+                                var merged = previous ?? TabBarDocument()
+                                merged.merge(document)
+                                if merged == previous {
+                                    report.unchanged += 1
+                                    return
+                                }
+                                if previous == nil { report.added += 1 } else { report.changed += 1 }
+                                try saveDocument(txn, key, merged, previous: previous, raising: &raises)
+                                log.record(key)
+                                return
+                            }
+                            // A stored document that does not decode is replaced: a replace repairs it.
+                            let previous: TabBarDocument?
+                            let stored: Bool
+                            do {
+                                previous = try loadDocument(txn, key)
+                                stored = previous != nil
+                            } catch TabKeepError.corruptDocument {
+                                (previous, stored) = (nil, true)
+                            }
+                            switch try fed.admit(key) {
+                            case .again:
+                                // Fed twice: the second merges into the first, as any later document would.
+                                var merged = previous ?? TabBarDocument()
+                                merged.merge(document)
+                                if merged == previous {
+                                    report.unchanged += 1
+                                } else {
+                                    report.changed += 1
+                                    try saveDocument(txn, key, merged, previous: previous, raising: &raises)
+                                    log.record(key)
+                                }
+                            case .first(let passed):
+                                if let passed {
+                                    report.removed += try removeDocuments(txn, in: passed, log: &log) { _ in
+                                        false
+                                    }
+                                }
+                                var replacement = TabBarDocument()
+                                replacement.merge(document)
+                                // `dots` was emptied: write every dot of the document, changed or not.
+                                try saveDocument(txn, key, replacement, previous: nil, raising: &raises)
+                                if replacement == previous {
+                                    report.unchanged += 1
+                                } else {
+                                    if stored { report.changed += 1 } else { report.added += 1 }
+                                    log.record(key)
+                                }
+                            }
+                        }
+                        if mode == .replace {
+                            report.removed += try removeDocuments(txn, in: fed.rest, log: &log) {
+                                fed.contains($0)
+                            }
+                        }
+                        writer.clock.observe(newest)
+                        let revisions = try saveWriter(txn, writer, raising: raises, changed: log.keys)
+                        if dryRun { throw DryRun(report: report) }
+                        return (report, log, revisions, fresh)
                     }
-                    // A stored document that does not decode is replaced: a replace repairs it.
-                    let previous: TabBarDocument?
-                    let stored: Bool
-                    do {
-                        previous = try loadDocument(txn, key)
-                        stored = previous != nil
-                    } catch TabKeepError.corruptDocument {
-                        (previous, stored) = (nil, true)
-                    }
-                    switch try fed.admit(key) {
-                    case .again:
-                        // Fed twice: the second merges into the first, as any later document would.
-                        var merged = previous ?? TabBarDocument()
-                        merged.merge(document)
-                        if merged == previous {
-                            report.unchanged += 1
-                        } else {
-                            report.changed += 1
-                            log.record(
-                                key,
-                                dots: try saveDocument(txn, key, merged, previous: previous, raising: &raises)
-                            )
-                        }
-                    case .first(let passed):
-                        if let passed {
-                            report.removed += try removeDocuments(txn, in: passed, log: &log) { _ in false }
-                        }
-                        var replacement = TabBarDocument()
-                        replacement.merge(document)
-                        // `dots` was emptied: write every dot of the document, changed or not.
-                        let added = try saveDocument(txn, key, replacement, previous: nil, raising: &raises)
-                        if replacement == previous {
-                            report.unchanged += 1
-                        } else {
-                            if stored { report.changed += 1 } else { report.added += 1 }
-                            log.record(key, dots: added)
-                        }
-                    }
-                }
-                if mode == .replace {
-                    report.removed += try removeDocuments(txn, in: fed.rest, log: &log) { fed.contains($0) }
-                }
-                replica.clock.observe(newest)
-                try saveReplica(txn, replica, raising: raises)
-                if dryRun { throw DryRun(report: report) }
-                return (report, log)
-            }
-            watchers.publish(log.keys, dots: log.dots)
+            if let fresh { identity.withLock { $0 = fresh } }
+            if listening { watchers.publish(log.keys, revisions: revisions) }
             return report
         } catch let dry as DryRun {
             return dry.report
@@ -318,7 +394,7 @@ extension TabKeepStore {
             }
             for key in batch {
                 try txn.delete(documents, key: key)
-                log.record(try DocumentKey(bytes: key), dots: [])
+                log.record(try DocumentKey(bytes: key))
             }
             removed += batch.count
             guard !reachedEnd, let lastVisited else { return removed }
@@ -376,15 +452,13 @@ struct FedKeys {
 struct ImportChangeLog {
     let enabled: Bool
     private(set) var keys: [DocumentKey] = []
-    private(set) var dots: [Dot] = []
 
     init(enabled: Bool) {
         self.enabled = enabled
     }
 
-    mutating func record(_ key: DocumentKey, dots added: [Dot]) {
+    mutating func record(_ key: DocumentKey) {
         guard enabled, keys.count < TabKeepStore.importChangeLimit else { return }
         keys.append(key)
-        dots += added
     }
 }

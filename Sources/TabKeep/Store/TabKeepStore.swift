@@ -48,8 +48,10 @@ public final class TabKeepStore: Sendable {
 
     /// The LMDB environment underneath, for tools that read raw figures.
     public let environment: Environment
-    /// This store's replica id: made when the store was created, never reused.
-    public let replicaID: ReplicaID
+    /// This store's replica id: random, never used by two stores. A `replace` restore or the first
+    /// writing open of a backup copy gives the store a fresh one (see ``identityHistory()``).
+    public var replicaID: ReplicaID { identity.withLock { $0 } }
+    let identity: Mutex<ReplicaID>
     /// When the store was created, in milliseconds since 1970.
     public let createdMilliseconds: UInt64
     /// The options the store was opened with.
@@ -60,6 +62,7 @@ public final class TabKeepStore: Sendable {
     let dots: Database
     let versions: Database
     let catalogsDatabase: Database
+    let changeLog: Database
     let groupCommit = GroupCommitQueue()
     let watchers = ChangeWatchers()
 
@@ -111,11 +114,15 @@ public final class TabKeepStore: Sendable {
             dots = try environment.database(Records.dots)
             versions = try environment.database(Records.versions)
             catalogsDatabase = try environment.database(Records.catalogs)
+            changeLog = try environment.database(Records.changes)
         } catch {
             throw TabKeepError.wrap(error)
         }
-        (replicaID, createdMilliseconds) = try Self.initializeMeta(
-            environment, meta: meta, documents: documents)
+        let (replica, created) = try Self.initializeMeta(environment, meta: meta, documents: documents)
+        identity = Mutex(replica)
+        createdMilliseconds = created
+        try migrateIfNeeded()
+        try takeFreshIdentityIfCopy()
     }
 
     deinit {
@@ -147,7 +154,6 @@ public final class TabKeepStore: Sendable {
                 )
                 try txn.put(meta, key: Records.MetaKey.replica, value: Records.bigEndian(replica.rawValue))
                 try txn.put(meta, key: Records.MetaKey.clock, value: Records.bigEndian(0))
-                try txn.put(meta, key: Records.MetaKey.sequence, value: Records.bigEndian(0))
                 try txn.put(meta, key: Records.MetaKey.created, value: Records.bigEndian(created))
                 return (replica, created)
             }
@@ -170,31 +176,80 @@ public final class TabKeepStore: Sendable {
 
     // MARK: Replica state, read and written inside every write transaction
 
-    /// This replica's clock and last sequence, as committed (shared by every process on the store).
-    func loadReplica(_ txn: borrowing Transaction) throws -> Replica {
-        guard let clock = try txn.get(meta, key: Records.MetaKey.clock).flatMap(Records.uint64),
-            let sequence = try txn.get(meta, key: Records.MetaKey.sequence).flatMap(Records.uint64)
-        else { throw TabKeepError.corruptMeta("clock or sequence missing or malformed") }
-        return Replica(
-            id: replicaID, clock: HybridLogicalClock(last: Stamp(rawValue: clock)), sequence: sequence)
-    }
-
-    /// Writes the clock and the sequence, then every version the transaction raised (the
-    /// replica's own sequence included), each `versions` record read and written once.
-    func saveReplica(_ txn: borrowing Transaction, _ replica: Replica, raising raises: VersionRaises) throws {
-        try txn.put(meta, key: Records.MetaKey.clock, value: Records.bigEndian(replica.clock.last.rawValue))
-        try txn.put(meta, key: Records.MetaKey.sequence, value: Records.bigEndian(replica.sequence))
-        var raises = raises
-        raises.raise(replica.id, to: replica.sequence)
-        for (replica, sequence) in raises.highest.sorted(by: { $0.key < $1.key }) {
-            try raiseVersion(txn, replica, to: sequence)
+    /// This replica's writer state, as committed (shared by every process on the store).
+    func loadWriter(_ txn: borrowing Transaction) throws -> Writer {
+        guard let clock = try txn.get(meta, key: Records.MetaKey.clock).flatMap(Records.uint64) else {
+            throw TabKeepError.corruptMeta("clock missing or malformed")
         }
+        return Writer(id: replicaID, clock: HybridLogicalClock(last: Stamp(rawValue: clock)))
     }
 
-    func raiseVersion(_ txn: borrowing Transaction, _ replica: ReplicaID, to sequence: UInt64) throws {
-        let key = Records.bigEndian(replica.rawValue)
+    /// The replica that writes `profile`'s entries: the shared clock and the profile's next sequence.
+    func replica(for profile: ProfileID, _ writer: inout Writer, _ txn: borrowing Transaction) throws
+        -> Replica
+    {
+        let sequence = try writer.sequences[profile] ?? readSequence(txn, profile, writer.id)
+        return Replica(id: writer.id, clock: writer.clock, sequence: sequence)
+    }
+
+    /// Takes back what writing `profile` used from `replica`: its clock and its sequence.
+    func absorb(_ replica: Replica, for profile: ProfileID, into writer: inout Writer) {
+        writer.clock = replica.clock
+        writer.sequences[profile] = replica.sequence
+    }
+
+    /// Writes the clock, every version the transaction raised (this replica's own sequences
+    /// included), each `versions` record read and written once, and the change-log records of
+    /// `changed`. Fails with ``TabKeepError/clockExhausted`` when the clock reached its end.
+    @discardableResult
+    func saveWriter(
+        _ txn: borrowing Transaction, _ writer: Writer, raising raises: VersionRaises, changed: [DocumentKey]
+    ) throws -> ClosedRange<UInt64>? {
+        if writer.clock.last >= Stamp.last { throw TabKeepError.clockExhausted }
+        try txn.put(meta, key: Records.MetaKey.clock, value: Records.bigEndian(writer.clock.last.rawValue))
+        var raises = raises
+        for (profile, sequence) in writer.sequences { raises.raise(profile, writer.id, to: sequence) }
+        for (profile, replicas) in raises.highest.sorted(by: { $0.key < $1.key }) {
+            for (replica, sequence) in replicas.sorted(by: { $0.key < $1.key }) {
+                try raiseVersion(txn, profile, replica, to: sequence)
+            }
+        }
+        return try appendToChangeLog(txn, changed)
+    }
+
+    func raiseVersion(
+        _ txn: borrowing Transaction, _ profile: ProfileID, _ replica: ReplicaID, to sequence: UInt64
+    )
+        throws
+    {
+        let key = Records.versionKey(profile, replica)
         let current = try txn.get(versions, key: key).flatMap(Records.uint64) ?? 0
         if sequence > current { try txn.put(versions, key: key, value: Records.bigEndian(sequence)) }
+    }
+
+    /// The highest sequence of `replica` that `profile`'s vector holds.
+    func readSequence(_ txn: borrowing Transaction, _ profile: ProfileID, _ replica: ReplicaID) throws
+        -> UInt64
+    {
+        try txn.get(versions, key: Records.versionKey(profile, replica)).flatMap(Records.uint64) ?? 0
+    }
+
+    /// Records that `keys` changed, under the next revisions, and drops records past the limit, so
+    /// other processes' ``changes()`` find them with one range scan.
+    func appendToChangeLog(_ txn: borrowing Transaction, _ keys: [DocumentKey]) throws -> ClosedRange<UInt64>?
+    {
+        guard !keys.isEmpty else { return nil }
+        var revision = try txn.get(meta, key: Records.MetaKey.revision).flatMap(Records.uint64) ?? 0
+        let first = revision + 1
+        for key in keys {
+            revision += 1
+            try txn.put(changeLog, key: Records.bigEndian(revision), value: key.bytes)
+            if revision > Records.changeLogLimit {
+                try txn.delete(changeLog, key: Records.bigEndian(revision - Records.changeLogLimit))
+            }
+        }
+        try txn.put(meta, key: Records.MetaKey.revision, value: Records.bigEndian(revision))
+        return first...revision
     }
 
     // MARK: Documents
@@ -223,6 +278,7 @@ public final class TabKeepStore: Sendable {
         raising raises: inout VersionRaises
     ) throws -> [Dot] {
         let keyBytes = key.bytes
+        let bar = Array(key.bar.rawValue.utf8)
         let new = Self.unique(document.dots)
         let old = previous.map { Self.unique($0.dots) } ?? []
         // A superseded clear's context lives on in the merged clear: keep its dot findable.
@@ -234,12 +290,12 @@ public final class TabKeepStore: Sendable {
         while oldIndex < old.count || newIndex < new.count {
             if newIndex == new.count || (oldIndex < old.count && old[oldIndex] < new[newIndex]) {
                 let dot = old[oldIndex]
-                if dot != keptClear { try txn.delete(dots, key: Records.dotKey(dot)) }
+                if dot != keptClear { try txn.delete(dots, key: Records.dotKey(key.profile, dot)) }
                 oldIndex += 1
             } else if oldIndex == old.count || new[newIndex] < old[oldIndex] {
                 let dot = new[newIndex]
-                try txn.put(dots, key: Records.dotKey(dot), value: keyBytes)
-                raises.raise(dot.replica, to: dot.sequence)
+                try txn.put(dots, key: Records.dotKey(key.profile, dot), value: bar)
+                raises.raise(key.profile, dot.replica, to: dot.sequence)
                 added.append(dot)
                 newIndex += 1
             } else {
@@ -275,10 +331,10 @@ public final class TabKeepStore: Sendable {
         raising raises: inout VersionRaises
     ) throws -> [Dot] {
         guard let dot = Self.clearDot(incoming), dot != Self.clearDot(merged) else { return [] }
-        let dotKey = Records.dotKey(dot)
+        let dotKey = Records.dotKey(key.profile, dot)
         guard try txn.get(dots, key: dotKey) == nil else { return [] }
-        try txn.put(dots, key: dotKey, value: key.bytes)
-        raises.raise(dot.replica, to: dot.sequence)
+        try txn.put(dots, key: dotKey, value: Array(key.bar.rawValue.utf8))
+        raises.raise(key.profile, dot.replica, to: dot.sequence)
         return [dot]
     }
 
@@ -417,37 +473,92 @@ public final class TabKeepStore: Sendable {
 
     // MARK: Figures
 
-    /// This store's version vector: the highest sequence it has seen from each replica.
+    /// The highest sequence this store has seen from each replica in any profile: a summary for
+    /// people and tools. Sync compares each profile's own vector (``versionVectors(_:)``).
     public func versionVector() throws(TabKeepError) -> VersionVector {
+        var summary = VersionVector()
+        for vector in try versionVectors(.all).values { summary.merge(vector) }
+        return summary
+    }
+
+    /// The version vector of each profile in `scope` that this store holds anything of (every
+    /// listed profile, empty when the store holds nothing of it).
+    public func versionVectors(_ scope: ProfileScope = .all) throws(TabKeepError) -> [ProfileID:
+        VersionVector]
+    {
         do {
-            return try environment.read { txn in try readVersions(txn) }
+            return try environment.read { txn in try readVectors(txn, scope) }
         } catch {
             throw TabKeepError.wrap(error)
         }
     }
 
-    func readVersions(_ txn: borrowing Transaction) throws -> VersionVector {
+    /// `profile`'s version vector: for each replica, the highest sequence of it in this profile that
+    /// the store holds or has seen superseded.
+    func readVector(_ txn: borrowing Transaction, _ profile: ProfileID) throws -> VersionVector {
         var vector = VersionVector()
-        try txn.forEach(versions) { key, value in
-            guard let replica = Records.uint64(key), let sequence = Records.uint64(value) else {
+        try txn.forEach(versions, in: .prefix(Records.profilePrefix(profile))) { key, value in
+            guard let (_, replica) = Records.version(from: key), let sequence = Records.uint64(value) else {
                 throw TabKeepError.corruptMeta("malformed versions record")
             }
-            vector[ReplicaID(rawValue: replica)] = sequence
+            vector[replica] = sequence
             return true
         }
         return vector
+    }
+
+    func readVectors(_ txn: borrowing Transaction, _ scope: ProfileScope) throws -> [ProfileID: VersionVector]
+    {
+        var result: [ProfileID: VersionVector] = [:]
+        switch scope {
+        case .only(let profiles):
+            for profile in profiles { result[profile] = try readVector(txn, profile) }
+        case .all:
+            try txn.forEach(versions) { key, value in
+                guard let (profile, replica) = Records.version(from: key),
+                    let sequence = Records.uint64(value)
+                else { throw TabKeepError.corruptMeta("malformed versions record") }
+                result[profile, default: VersionVector()][replica] = sequence
+                return true
+            }
+        }
+        return result
     }
 
     /// The schema version of this store's records.
     public static var schemaVersion: Int { Records.schemaVersion }
 }
 
-/// The highest sequence per replica that one write transaction added: `versions` is raised once
-/// per replica at the end of the transaction instead of a get and a put per document.
-struct VersionRaises {
-    private(set) var highest: [ReplicaID: UInt64] = [:]
+/// This replica inside one write transaction: the clock every profile shares and the sequence each
+/// profile it wrote has reached.
+struct Writer {
+    let id: ReplicaID
+    var clock: HybridLogicalClock
+    var sequences: [ProfileID: UInt64] = [:]
+}
 
-    mutating func raise(_ replica: ReplicaID, to sequence: UInt64) {
-        if sequence > highest[replica] ?? 0 { highest[replica] = sequence }
+/// The highest sequence per (profile, replica) that one write transaction added: `versions` is
+/// raised once per pair at the end of the transaction instead of a get and a put per document.
+struct VersionRaises {
+    private(set) var highest: [ProfileID: [ReplicaID: UInt64]] = [:]
+
+    mutating func raise(_ profile: ProfileID, _ replica: ReplicaID, to sequence: UInt64) {
+        if sequence > highest[profile]?[replica] ?? 0 { highest[profile, default: [:]][replica] = sequence }
+    }
+}
+
+/// Which profiles an exchange, a delta or a vector read covers.
+public enum ProfileScope: Hashable, Sendable {
+    /// Every profile either side holds.
+    case all
+    /// Only these profiles: nothing of any other is read, sent, written or revealed.
+    case only(Set<ProfileID>)
+
+    /// Whether `profile` is in the scope.
+    public func contains(_ profile: ProfileID) -> Bool {
+        switch self {
+        case .all: true
+        case .only(let profiles): profiles.contains(profile)
+        }
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import LMDBKit
 import TabKeep
 
 /// `tabkeep backup`: a hot copy of a store.
@@ -10,8 +9,9 @@ enum BackupCommand {
         details: """
             A consistent snapshot of the last commit before the copy began, taken with LMDB's hot
             backup (mdb_env_copy2) while apps keep reading and writing. --compact leaves out free
-            pages. The copy keeps the store's replica id: use it to restore this device, not to
-            seed another one (restore a dump for that).
+            pages. The copy is marked as a copy: whatever store opens it for writing first takes a
+            fresh replica id (the old one stays in `tabkeep stat`'s identity history), so a device
+            restored from it never reuses sequence numbers its peers already hold.
 
             Example:
               tabkeep backup ~/stores/app /backups/app-monday
@@ -21,7 +21,7 @@ enum BackupCommand {
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
         let store = try Stores.existing(arguments.positionals[0])
         let destination = arguments.positionals[1]
-        try store.environment.backup(to: destination, compact: arguments.has("compact"))
+        try store.backup(to: destination, compact: arguments.has("compact"))
         let size =
             (try? FileManager.default.attributesOfItem(atPath: destination + "/data.mdb")[.size] as? Int) ?? 0
         print(

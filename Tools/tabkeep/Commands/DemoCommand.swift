@@ -121,16 +121,16 @@ enum DemoCommand {
             "6. Restore it into a third store: \(report.added) document added, \(report.catalogs) catalog registered."
         )
         try draw("restored", restored, alice)
-        let (problems, figures) = try VerifyCommand.check(restored)
+        let verified = try restored.verify()
         print(
-            "7. Verify the restored store: \(problems.isEmpty ? "ok" : "\(problems.count) problems") (\(figures))."
+            "7. Verify the restored store: \(verified.isSound ? "ok" : "\(verified.problems.count) problems") (\(verified.figures))."
         )
-        for problem in problems { print("   problem: \(problem)") }
+        for problem in verified.problems { print("   problem: \(problem)") }
         print("")
         print("Try next:")
         print("  tabkeep show \(phonePath) --profile alice --json")
         print("  tabkeep set \(phonePath) --profile alice --badge-add inbox=-1")
         print("  tabkeep stat \(restoredPath)")
-        return problems.isEmpty && same ? 0 : 1
+        return verified.isSound && same ? 0 : 1
     }
 }

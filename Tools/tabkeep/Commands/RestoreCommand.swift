@@ -4,15 +4,19 @@ import TabKeep
 /// `tabkeep restore`: a dump back into a store.
 enum RestoreCommand {
     static let spec = CommandSpec(
-        name: "restore", usage: "STORE --input FILE [--mode replace|merge] [--dry-run]",
+        name: "restore",
+        usage: "STORE --input FILE [--mode replace|merge] [--dry-run] [--max-drift DURATION]",
         summary: "Restore a dump into a store (created if missing), checking all of it first.",
         details: """
             Reads the whole dump and checks it (JSON, ids, entries, order, record count, CRC-32)
             before writing anything; a bad dump changes nothing and the error names the line. Then
             writes it in one transaction. --mode replace (the default) leaves the store holding
             exactly the dump's documents; --mode merge merges entry by entry, as a sync would.
-            --dry-run only reports what would change. The store keeps its own replica id.
-            Progress goes to stderr when stderr is a terminal.
+            --dry-run only reports what would change. A replace gives the store a fresh replica id
+            (the old one stays in `tabkeep stat`'s identity history); either mode raises each
+            profile's version vector only as far as the dump's entries prove. A dump stamped more
+            than --max-drift ahead of this machine's clock (default 5m; 90s, 10m, 2h, or seconds)
+            is refused whole, naming the line. Progress goes to stderr when stderr is a terminal.
 
             Example:
               tabkeep restore ~/stores/new --input app.tkdump
@@ -21,7 +25,7 @@ enum RestoreCommand {
         positionals: ["STORE"],
         flags: [
             FlagSpec(name: "input", value: "FILE"), FlagSpec(name: "mode", value: "replace|merge"),
-            FlagSpec(name: "dry-run"),
+            FlagSpec(name: "dry-run"), FlagSpec(name: "max-drift", value: "DURATION"),
         ],
         run: run)
 
@@ -32,11 +36,12 @@ enum RestoreCommand {
             throw UsageError(message: "--mode must be replace or merge, not \"\(modeText)\"")
         }
         let dryRun = arguments.has("dry-run")
+        let maxDrift = try arguments.value("max-drift").map(Values.duration) ?? .seconds(300)
         guard FileManager.default.fileExists(atPath: input) else {
             throw ToolError(message: "no file at \(input)")
         }
         // Check before the store is created, so a bad dump leaves no empty store behind.
-        _ = try DumpReader.check(path: input)
+        _ = try DumpReader.check(path: input, maxDrift: maxDrift)
         let path = arguments.positionals[0]
         if dryRun && !FileManager.default.fileExists(atPath: path + "/data.mdb") {
             let summary = try DumpReader.check(path: input)
@@ -47,7 +52,9 @@ enum RestoreCommand {
         }
         let store = try Stores.creating(path)
         let showProgress = Output.stderrIsTerminal
-        let (summary, report) = try store.restore(fromDumpAt: input, mode: mode, dryRun: dryRun) {
+        let (summary, report) = try store.restore(
+            fromDumpAt: input, mode: mode, dryRun: dryRun, maxDrift: maxDrift
+        ) {
             read, total in
             guard showProgress else { return }
             let phase = total == 0 ? "checking" : "writing"

@@ -23,13 +23,14 @@ enum StatCommand {
         let environment = store.environment
         let info = try environment.info()
         var databases: [(String, DatabaseStatistics)] = []
-        for name in ["meta", "documents", "dots", "versions", "catalogs"] {
+        for name in ["meta", "documents", "dots", "versions", "catalogs", "changes"] {
             databases.append((name, try environment.statistics(of: try environment.database(name))))
         }
         let profiles = try store.profiles()
         let bars = try profiles.reduce(0) { $0 + (try store.bars(of: $1)).count }
         let documents = databases.first { $0.0 == "documents" }!.1.entries
         let vector = try store.versionVector()
+        let history = try store.identityHistory()
         let entries = databases.reduce(0) { $0 + $1.1.entries }
         let depth = databases.map(\.1.depth).max() ?? 0
         if arguments.has("json") {
@@ -45,11 +46,15 @@ enum StatCommand {
                     + "\"mapSize\":\(info.mapSize),\"usedBytes\":\(info.usedBytes),"
                     + "\"profiles\":\(profiles.count),\"bars\":\(bars),\"documents\":\(documents),"
                     + "\"versionVector\":{\(versions.joined(separator: ","))},"
+                    + "\"identityHistory\":[\(history.map { Output.json($0.description) }.joined(separator: ","))],"
                     + "\"databases\":{\(perDatabase.joined(separator: ","))}}")
         } else {
             print("store        \(arguments.positionals[0])")
             print("schema       \(TabKeepStore.schemaVersion)")
             print("replica      \(store.replicaID)")
+            print(
+                "was before   \(history.isEmpty ? "none (the id this store was created with)" : history.map(\.description).joined(separator: ", "))"
+            )
             print("page size    \(info.pageSize) bytes")
             print("map size     \(info.mapSize) bytes, \(info.usedBytes) used")
             print("depth        \(depth) (deepest B-tree)")
@@ -61,7 +66,7 @@ enum StatCommand {
             print("profiles     \(profiles.count)")
             print("bars         \(bars)")
             print("documents    \(documents) (erased ones included)")
-            print("versions     \(vector)")
+            print("versions     \(vector) (highest per replica, any profile)")
         }
         return 0
     }

@@ -8,7 +8,7 @@ import TabKeepSync
 /// (`sync(_:_:maxDrift:)`), `--folder` its `FolderTransport`. The tool adds only checks and words.
 enum SyncCommand {
     static let spec = CommandSpec(
-        name: "sync", usage: "STORE (--peer OTHER_STORE | --folder DIR)",
+        name: "sync", usage: "STORE (--peer OTHER_STORE | --folder DIR) [--profile P]...",
         summary: "Exchange edits with another store, both ways, or through a shared folder.",
         details: """
             --peer OTHER_STORE: the two stores exchange sync messages: each receives exactly the
@@ -23,13 +23,19 @@ enum SyncCommand {
             status is 0 whenever the sync ran, 1 only when this store or its own file failed.
             Either way, entries stamped more than 5 minutes ahead of this machine's clock are
             refused and nothing of that message is applied.
+            --profile P (repeatable) scopes the sync to those profiles: nothing of any other
+            profile is read, sent, written to the folder or received. Without it, every profile.
+            A folder serves one scope: sync a person's folder with --profile.
 
             Example:
+              tabkeep sync ~/stores/phone --folder ~/iCloud/tabkeep-alice --profile alice
               tabkeep sync ~/stores/phone --peer ~/stores/laptop
-              tabkeep sync ~/stores/phone --folder ~/Dropbox/tabkeep
             """,
         positionals: ["STORE"],
-        flags: [FlagSpec(name: "peer", value: "OTHER_STORE"), FlagSpec(name: "folder", value: "DIR")],
+        flags: [
+            FlagSpec(name: "peer", value: "OTHER_STORE"), FlagSpec(name: "folder", value: "DIR"),
+            FlagSpec(name: "profile", value: "P", repeatable: true),
+        ],
         run: run)
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
@@ -38,9 +44,14 @@ enum SyncCommand {
         guard (peer == nil) != (folder == nil) else {
             throw UsageError(message: "give exactly one of --peer and --folder")
         }
+        var profiles: Set<ProfileID>?
+        if arguments.has("profile") {
+            profiles = Set(
+                try arguments.all("profile").map { text throws(UsageError) in try Values.profile(text) })
+        }
         let store = try Stores.existing(arguments.positionals[0])
         if let folder {
-            return try syncThroughFolder(store, folder)
+            return try syncThroughFolder(store, folder, profiles: profiles)
         }
         let other = try Stores.existing(peer!)
         let here = URL(fileURLWithPath: arguments.positionals[0]).resolvingSymlinksInPath().path
@@ -51,7 +62,7 @@ enum SyncCommand {
                 message: "both stores have replica id \(store.replicaID): one is a backup copy of the other; "
                     + "restore a dump into a new store instead")
         }
-        let report = try TabKeepSync.sync(store, other)
+        let report = try TabKeepSync.sync(store, other, profiles: profiles)
         print(
             "sent \(report.documentsToSecond) documents (\(report.changedInSecond.count) changed there), "
                 + "received \(report.documentsToFirst) documents (\(report.changedInFirst.count) changed here)"
@@ -60,8 +71,10 @@ enum SyncCommand {
     }
 
     /// One `FolderTransport` sync: applied files on stdout, skipped ones as warnings.
-    static func syncThroughFolder(_ store: TabKeepStore, _ folder: String) throws -> Int32 {
-        let report = try FolderTransport(path: folder, store: store).sync()
+    static func syncThroughFolder(_ store: TabKeepStore, _ folder: String, profiles: Set<ProfileID>?) throws
+        -> Int32
+    {
+        let report = try FolderTransport(path: folder, store: store, profiles: profiles).sync()
         for file in report.applied {
             print("applied \(file.name) from replica \(file.sender): \(file.changed.count) documents changed")
         }

@@ -6,6 +6,21 @@ enum Values {
         do { return try ProfileID(text) } catch { throw UsageError(message: "--profile: \(error)") }
     }
 
+    /// A duration: whole seconds, or a number with s, m or h (`90s`, `10m`, `2h`).
+    static func duration(_ text: String) throws(UsageError) -> Duration {
+        var digits = Substring(text)
+        var unit: Int64 = 1
+        if let last = text.last, let scale = ["s": Int64(1), "m": 60, "h": 3_600][String(last)] {
+            digits = digits.dropLast()
+            unit = scale
+        }
+        guard let number = Int64(digits), number >= 0, number <= 1_000_000_000 / unit else {
+            throw UsageError(
+                message: "--max-drift: \"\(text)\" is not a duration such as 300, 90s, 10m or 2h")
+        }
+        return .seconds(number * unit)
+    }
+
     static func bar(_ text: String?) throws(UsageError) -> BarID {
         guard let text else { return .main }
         do { return try BarID(text) } catch { throw UsageError(message: "--bar: \(error)") }

@@ -1,0 +1,179 @@
+import LMDBKit
+
+/// What ``TabKeepStore/verify()`` found: every problem, and what it checked.
+public struct VerifyReport: Hashable, Sendable {
+    /// Each broken invariant, as a sentence naming the record; empty for a sound store.
+    public var problems: [String] = []
+    /// Documents checked.
+    public var documents = 0
+    /// `dots` rows checked.
+    public var dots = 0
+    /// Profiles with a version vector.
+    public var profiles = 0
+    /// Replicas named in any profile's vector.
+    public var replicas = 0
+    /// Registered catalogs checked.
+    public var catalogs = 0
+
+    /// Whether no problem was found.
+    public var isSound: Bool { problems.isEmpty }
+
+    /// "N documents, N dots, N profiles, N replicas, N catalogs".
+    public var figures: String {
+        "\(documents) documents, \(dots) dots, \(profiles) profiles, \(replicas) replicas, \(catalogs) catalogs"
+    }
+}
+
+extension TabKeepStore {
+    /// Checks, in one snapshot, exactly the invariants the store keeps, and reports every one that
+    /// does not hold. It writes nothing, not even to repair. A store changed only through this API
+    /// and the tool always verifies clean.
+    ///
+    /// - `meta`: schema 2, a nonzero replica id (the open one), a clock, a creation time, and a
+    ///   well-formed identity history and change-log revision.
+    /// - `documents`: every key is profile ‖ 0x00 ‖ bar, every value decodes and holds the
+    ///   document invariants (tombstones exactly where the clear covers).
+    /// - `dots`: every dot of every document has a row under the document's profile naming its bar;
+    ///   every row names a document that holds that dot — or, for the dot of a clear that lost to
+    ///   another clear (kept so its context still reaches peers), a document that has a clear.
+    /// - `versions`: every row is nonzero; no dot of a profile is past that profile's vector, and this
+    ///   replica's own sequence in each profile is at least its highest dot there.
+    /// - `catalogs`: every registered catalog decodes.
+    public func verify() throws(TabKeepError) -> VerifyReport {
+        do {
+            return try environment.read { txn in try verify(txn) }
+        } catch {
+            throw TabKeepError.wrap(error)
+        }
+    }
+
+    private func verify(_ txn: borrowing Transaction) throws -> VerifyReport {
+        var report = VerifyReport()
+        func problem(_ text: String) { report.problems.append(text) }
+        func name(_ key: DocumentKey) -> String { "document \"\(key.profile)\"/\"\(key.bar)\"" }
+
+        // meta
+        for (name, key) in [
+            ("schema", Records.MetaKey.schema), ("replica", Records.MetaKey.replica),
+            ("clock", Records.MetaKey.clock), ("created", Records.MetaKey.created),
+        ] {
+            guard let bytes = try txn.get(meta, key: key) else {
+                problem("meta: \"\(name)\" is missing")
+                continue
+            }
+            guard let value = Records.uint64(bytes) else {
+                problem("meta: \"\(name)\" is \(bytes.count) bytes, not 8")
+                continue
+            }
+            if name == "schema" && value != UInt64(Records.schemaVersion) {
+                problem("meta: schema \(value), not \(Records.schemaVersion)")
+            }
+            if name == "replica" && value == 0 { problem("meta: replica id is 0") }
+            if name == "replica" && value != 0 && value != replicaID.rawValue {
+                problem("meta: replica id \(ReplicaID(rawValue: value)) is not the open store's \(replicaID)")
+            }
+        }
+        if try txn.get(meta, key: Records.MetaKey.sequence) != nil {
+            problem("meta: \"sequence\" (schema 1) is still there")
+        }
+        if let bytes = try txn.get(meta, key: Records.MetaKey.identities), bytes.count % 8 != 0 {
+            problem("meta: \"identities\" is \(bytes.count) bytes, not a list of 8-byte ids")
+        }
+        if let bytes = try txn.get(meta, key: Records.MetaKey.revision), bytes.count != 8 {
+            problem("meta: \"revision\" is \(bytes.count) bytes, not 8")
+        }
+
+        // versions
+        var vectors: [ProfileID: VersionVector] = [:]
+        var replicas: Set<ReplicaID> = []
+        try txn.forEach(versions) { key, value in
+            guard let (profile, replica) = Records.version(from: key), let sequence = Records.uint64(value)
+            else {
+                problem("versions: a malformed row (\(key.count)-byte key, \(value.count)-byte value)")
+                return true
+            }
+            if sequence == 0 { problem("versions: \"\(profile)\" names replica \(replica) at 0") }
+            vectors[profile, default: VersionVector()][replica] = sequence
+            replicas.insert(replica)
+            return true
+        }
+        report.profiles = vectors.count
+        report.replicas = replicas.count
+
+        // documents, and their dots in `dots`
+        var holders: [ProfileID: [Dot: BarID]] = [:]
+        var cleared: Set<DocumentKey> = []
+        try txn.forEach(documents) { keyBytes, value in
+            report.documents += 1
+            let key: DocumentKey
+            do {
+                key = try DocumentKey(bytes: keyBytes)
+            } catch {
+                problem("documents: a key that is not profile‖0‖bar: \(error)")
+                return true
+            }
+            let document: TabBarDocument
+            do {
+                document = try TabBarDocument(decoding: value)
+            } catch {
+                problem("\(name(key)): does not decode: \(error)")
+                return true
+            }
+            for text in document.problems() { problem("\(name(key)): \(text)") }
+            if document.entries.last?.key == .cleared { cleared.insert(key) }
+            let vector = vectors[key.profile] ?? VersionVector()
+            let bar = Array(key.bar.rawValue.utf8)
+            for dot in document.dots {
+                if let other = holders[key.profile, default: [:]].updateValue(key.bar, forKey: dot) {
+                    problem("\(name(key)): dot \(dot) is also held by bar \"\(other)\"")
+                }
+                if !vector.contains(dot) {
+                    problem("\(name(key)): dot \(dot) is past the profile's vector (\(vector[dot.replica]))")
+                }
+                let row = try txn.get(dots, key: Records.dotKey(key.profile, dot))
+                if row == nil {
+                    problem("\(name(key)): dot \(dot) has no row in dots")
+                } else if row != bar {
+                    problem("\(name(key)): the dots row of \(dot) names another bar")
+                }
+            }
+            return true
+        }
+
+        // dots rows that no document holds
+        try txn.forEach(dots) { key, value in
+            report.dots += 1
+            guard let (profile, dot) = Records.dot(from: key) else {
+                problem("dots: a malformed \(key.count)-byte key")
+                return true
+            }
+            guard let bar = try? BarID(String(decoding: value, as: UTF8.self)) else {
+                problem("dots: row \(profile)/\(dot) holds no bar id")
+                return true
+            }
+            let target = DocumentKey(profile: profile, bar: bar)
+            if holders[profile]?[dot] != bar && !cleared.contains(target) {
+                problem(
+                    "dots: row \(profile)/\(dot) points at \(name(target)), which neither holds it nor has a clear"
+                )
+            }
+            if !(vectors[profile] ?? VersionVector()).contains(dot) {
+                problem("dots: row \(profile)/\(dot) is past the profile's vector")
+            }
+            return true
+        }
+
+        // catalogs
+        try txn.forEach(catalogsDatabase) { key, value in
+            report.catalogs += 1
+            do {
+                _ = try Catalog(decoding: value)
+            } catch {
+                problem(
+                    "catalog of bar \"\(String(decoding: key, as: UTF8.self))\": does not decode: \(error)")
+            }
+            return true
+        }
+        return report
+    }
+}
