@@ -63,7 +63,8 @@ import Testing
             var bytes = (0..<Int.random(in: 0..<300, using: &random)).map { _ in
                 UInt8.random(in: 0...255, using: &random)
             }
-            if round % 2 == 0 { bytes = sealed(SyncMessage.magic + [SyncMessage.formatVersion] + bytes) }  // past the magic and CRC
+            // Half of them past the magic and the CRC.
+            if round % 2 == 0 { bytes = sealed(SyncMessage.magic + [SyncMessage.formatVersion] + bytes) }
             #expect(refusal(bytes, by: session) != nil, "round \(round)")
         }
         #expect(try recordChecksum(session.store) == before)

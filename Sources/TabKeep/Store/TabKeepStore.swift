@@ -326,6 +326,7 @@ public final class TabKeepStore: Sendable {
 
     /// Indexes the dot of an incoming clear that lost to the stored one (its context was merged
     /// in), so peers lacking that dot still receive the grown context.
+    @discardableResult
     func keepClearDot(
         _ txn: borrowing Transaction, _ key: DocumentKey, incoming: TabBarDocument, merged: TabBarDocument,
         raising raises: inout VersionRaises
