@@ -24,34 +24,47 @@ import Synchronization
 ///
 /// One environment per path per process: LMDB forbids opening a path twice, so ``open(path:configuration:)``
 /// hands back the live environment when the path is already open. The environment closes when
-/// the last reference to it goes away.
+/// the last reference to it goes away, or at ``close()``.
+///
+/// ``suspend()`` closes the `MDB_env` (no lock, no descriptor left on the store's files) and keeps
+/// the object: the next call that reaches LMDB reopens it, see `Environment+Suspend.swift`.
 ///
 /// `@unchecked Sendable`: it owns an `MDB_env*`, which LMDB makes thread-safe with `MDB_NOTLS`.
 public final class Environment: @unchecked Sendable {
-    let handle: OpaquePointer
+    /// The `MDB_env*`, nil while suspended or closed: written only with `gate` held exclusive.
+    var openHandle: OpaquePointer?
+    /// The open `MDB_env*`; valid only inside a call that holds `gate` shared (see `enter()`).
+    var handle: OpaquePointer { openHandle! }
+    /// Held shared by every call that reaches LMDB, exclusive by suspend and close: they wait for
+    /// every transaction of this environment to end.
+    let gate = OpenGate()
+    /// Set by ``close()``: every later call throws ``LMDBError/closed(path:)``.
+    var isClosed = false
     /// The directory, as a canonical absolute path.
     public let path: String
     /// The configuration the environment was opened with.
     public let configuration: Configuration
     /// The longest key LMDB accepts, in bytes (`mdb_env_get_maxkeysize`, 511 by default).
     public let maxKeySize: Int
-    private let databases: [String: Database]
+    let databases: [String: Database]
     let writerLock = WriterLock()
     /// Reset read transactions ready to renew, as bit patterns (a pointer is not Sendable).
-    private let readerPool = Mutex<[UInt]>([])
+    let readerPool = Mutex<[UInt]>([])
     /// How many reset read transactions are kept; each holds a reader slot.
     static let maxPooledReaders = 8
     let mapLock = MapLock()
     let depth = ThreadDepth()
     /// Opened `MDB_RDONLY` because the filesystem is read-only: reads work, writes throw `EROFS`.
     let isReadOnly: Bool
+    /// The last transaction id seen at a suspend or close, for ``lastTransactionID`` after a close.
+    let lastSeenTransactionID = Atomic<Int>(0)
 
     private init(
         handle: OpaquePointer, path: String, configuration: Configuration, databases: [String: Database],
         isReadOnly: Bool
     ) {
         self.isReadOnly = isReadOnly
-        self.handle = handle
+        self.openHandle = handle
         self.path = path
         self.configuration = configuration
         self.databases = databases
@@ -60,8 +73,12 @@ public final class Environment: @unchecked Sendable {
 
     deinit {
         for txn in readerPool.withLock({ $0 }) { mdb_txn_abort(OpaquePointer(bitPattern: txn)) }
-        // Until mdb_env_close returns, the path is closing: a concurrent open waits for it.
-        Environment.registry.closing(path, handle: handle) { mdb_env_close(handle) }
+        if let handle = openHandle {
+            // Until mdb_env_close returns, the path is closing: a concurrent open waits for it.
+            Environment.registry.closing(path, handle: handle) { mdb_env_close(handle) }
+        } else if !isClosed {
+            Environment.registry.forget(path, ObjectIdentifier(self))
+        }
     }
 
     /// Opens the environment in `path`, creating the directory and the files if missing, or hands
@@ -104,8 +121,24 @@ public final class Environment: @unchecked Sendable {
         for name in other.databases where databases[name] == nil { throw LMDBError.unknownDatabase(name) }
     }
 
-    private static func openNew(path: String, configuration: Configuration, readOnly: Bool = false)
-        throws(LMDBError) -> Environment
+    private static func openNew(path: String, configuration: Configuration) throws(LMDBError) -> Environment {
+        let opened: (OpaquePointer, [String: Database])
+        var readOnly = false
+        do {
+            opened = try makeHandle(path: path, configuration: configuration, readOnly: false)
+        } catch .system(errno: EROFS) {
+            // A store on a read-only filesystem still reads (LMDB then needs no lock file).
+            opened = try makeHandle(path: path, configuration: configuration, readOnly: true)
+            readOnly = true
+        }
+        return Environment(
+            handle: opened.0, path: path, configuration: configuration, databases: opened.1,
+            isReadOnly: readOnly)
+    }
+
+    /// Opens an `MDB_env` at `path` and its named databases; closes it again if that fails.
+    static func makeHandle(path: String, configuration: Configuration, readOnly: Bool)
+        throws(LMDBError) -> (OpaquePointer, [String: Database])
     {
         var raw: OpaquePointer?
         try check(mdb_env_create(&raw))
@@ -131,15 +164,9 @@ public final class Environment: @unchecked Sendable {
         }()
         switch opened {
         case .success(let databases):
-            return Environment(
-                handle: handle, path: path, configuration: configuration, databases: databases,
-                isReadOnly: readOnly)
+            return (handle, databases)
         case .failure(let error):
             mdb_env_close(handle)
-            // A store on a read-only filesystem still reads (LMDB then needs no lock file).
-            if !readOnly, error == .system(errno: EROFS) {
-                return try openNew(path: path, configuration: configuration, readOnly: true)
-            }
             throw error
         }
     }
@@ -216,6 +243,8 @@ public final class Environment: @unchecked Sendable {
     /// Values handed out as pointers are valid only inside `body`.
     public func read<R>(_ body: (borrowing Transaction) throws -> R) throws -> R {
         let outer = depth.value
+        if outer == 0 { try enter() }
+        defer { if outer == 0 { gate.unlock() } }
         depth.value = outer + 2
         defer { depth.value = outer }
         mapLock.lockShared()
@@ -257,6 +286,8 @@ public final class Environment: @unchecked Sendable {
     public func write<R>(_ body: (borrowing Transaction) throws -> R) throws -> R {
         guard !isReadOnly else { throw LMDBError.system(errno: EROFS) }
         guard depth.value == 0 else { throw LMDBError.nestedTransaction }
+        try enter()
+        defer { gate.unlock() }
         depth.value = 1
         defer { depth.value = 0 }
         writerLock.lock()
@@ -322,10 +353,15 @@ public final class Environment: @unchecked Sendable {
     /// write does not run several times while the map doubles. Wraps `mdb_env_set_mapsize`.
     public func reserveMapSize(atLeast bytes: Int) throws(LMDBError) {
         guard depth.value == 0 else { throw LMDBError.nestedTransaction }
+        try enter()
+        defer { gate.unlock() }
         writerLock.lock()
         defer { writerLock.unlock() }
         let target = min(bytes, configuration.maxMapSize)
-        guard try info().mapSize < target else { return }
+        mapLock.lockShared()
+        let current = Result { () throws(LMDBError) in try infoHoldingMapLock().mapSize }
+        mapLock.unlock()
+        guard try current.get() < target else { return }
         mapLock.lockExclusive()
         defer { mapLock.unlock() }
         try check(mdb_env_set_mapsize(handle, target))
@@ -383,12 +419,16 @@ public final class Environment: @unchecked Sendable {
 
     /// Flushes every commit to disk; needed only with ``Durability/deferred``. Wraps `mdb_env_sync`.
     public func sync() throws(LMDBError) {
+        let entered = try enterIfOutermost()
+        defer { if entered { gate.unlock() } }
         try check(mdb_env_sync(handle, 1))
     }
 
     /// The environment's figures. It holds the map lock, so a concurrent map growth cannot unmap
     /// the meta pages it reads. Wraps `mdb_env_info` and `mdb_env_stat`.
     public func info() throws(LMDBError) -> EnvironmentInfo {
+        let entered = try enterIfOutermost()
+        defer { if entered { gate.unlock() } }
         mapLock.lockShared()
         defer { mapLock.unlock() }
         return try infoHoldingMapLock()
@@ -409,7 +449,13 @@ public final class Environment: @unchecked Sendable {
     /// The id of the last transaction committed by any process: cheap, for change polling. Holds
     /// the map lock like ``info()``. `mdb_env_info` fails only for a null environment or result,
     /// which an open environment never passes, so a failure stops the process instead of throwing.
+    /// A suspended environment reopens for it; a closed one (or one that cannot reopen) answers
+    /// the last id it saw.
     public var lastTransactionID: Int {
+        guard let entered = try? enterIfOutermost() else {
+            return lastSeenTransactionID.load(ordering: .relaxed)
+        }
+        defer { if entered { gate.unlock() } }
         mapLock.lockShared()
         defer { mapLock.unlock() }
         var info = MDB_envinfo()
@@ -421,6 +467,8 @@ public final class Environment: @unchecked Sendable {
     /// The figures of one database. Wraps `mdb_stat`.
     public func statistics(of database: Database) throws(LMDBError) -> DatabaseStatistics {
         // Not through `read { }`: Swift 6.3's optimizer crashes inlining that closure here (release builds).
+        let entered = try enterIfOutermost()
+        defer { if entered { gate.unlock() } }
         mapLock.lockShared()
         defer { mapLock.unlock() }
         let txn = try begin(readOnly: true, nested: depth.value != 0)
@@ -433,6 +481,8 @@ public final class Environment: @unchecked Sendable {
     /// Clears reader slots left by processes that died; returns how many. Wraps `mdb_reader_check`.
     @discardableResult
     public func clearStaleReaders() throws(LMDBError) -> Int {
+        let entered = try enterIfOutermost()
+        defer { if entered { gate.unlock() } }
         var dead: Int32 = 0
         try check(mdb_reader_check(handle, &dead))
         return Int(dead)
@@ -460,16 +510,18 @@ public final class Environment: @unchecked Sendable {
         var copied = false
         defer { if !copied { unlink(file) } }
         do throws(LMDBError) {
+            let entered = try enterIfOutermost()
+            defer { if entered { gate.unlock() } }
             // The copy reads the map: hold it shared so a concurrent growth cannot unmap it.
             mapLock.lockShared()
             defer { mapLock.unlock() }
             try check(mdb_env_copyfd2(handle, descriptor, compact ? UInt32(MDB_CP_COMPACT) : 0))
             guard fsync(descriptor) == 0 else { throw LMDBError.system(errno: errno) }
         } catch {
-            close(descriptor)
+            closeDescriptor(descriptor)
             throw error
         }
-        guard close(descriptor) == 0 else { throw LMDBError.system(errno: errno) }
+        guard closeDescriptor(descriptor) == 0 else { throw LMDBError.system(errno: errno) }
         copied = true
     }
 
@@ -483,3 +535,7 @@ public final class Environment: @unchecked Sendable {
 private func createExclusively(_ path: String, mode: UInt16) -> Int32 {
     open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode_t(mode))
 }
+
+/// `close(2)`, named apart from ``Environment/close()``.
+@discardableResult
+private func closeDescriptor(_ descriptor: Int32) -> Int32 { close(descriptor) }

@@ -7,11 +7,13 @@
 /// The environments open in this process, by canonical path: at most one `MDB_env` per path at
 /// any instant, because closing a second handle of a path drops the first one's POSIX locks.
 ///
-/// A path is absent (never opened, or fully closed: it may be opened again), `open`, or
-/// `closing`. An environment whose last reference went away is closing from that instant (its
+/// A path is absent (never opened, or fully closed: it may be opened again), `open`, `closing`,
+/// or `suspended`. An environment whose last reference went away is closing from that instant (its
 /// weak reference reads nil) until `mdb_env_close` has returned; `open` waits while a path is
 /// closing and opens it afresh afterwards, never beside it. An explicit close or suspend goes
-/// through the same `closing` state.
+/// through the same `closing` state; a suspend then leaves the path `suspended`: its environment
+/// object lives on without an `MDB_env`, `open` hands that object back, and only it reopens the
+/// path, so there is never a second handle.
 // @unchecked: the slots are read and written only with the pthread mutex held
 final class EnvironmentRegistry: @unchecked Sendable {
     private enum Slot {
@@ -19,6 +21,8 @@ final class EnvironmentRegistry: @unchecked Sendable {
         case open(WeakEnvironment, handle: UInt)
         /// `mdb_env_close` of this handle is under way.
         case closing(handle: UInt)
+        /// Suspended: this environment object has no `MDB_env` until it reopens the path.
+        case suspended(WeakEnvironment, id: ObjectIdentifier)
     }
 
     private var slots: [String: Slot] = [:]
@@ -47,7 +51,7 @@ final class EnvironmentRegistry: @unchecked Sendable {
         lock()
         while true {
             switch slots[path] {
-            case .open(let weak, _):
+            case .open(let weak, _), .suspended(let weak, _):
                 found = weak.environment
                 guard let existing = found else {
                     precondition(pthread_cond_wait(closed, mutex) == 0, "pthread_cond_wait failed")
@@ -79,8 +83,9 @@ final class EnvironmentRegistry: @unchecked Sendable {
         return try withExtendedLifetime(found) { () throws(LMDBError) in try result.get() }
     }
 
-    /// Marks `path` closing while `close` closes `handle`, then frees the path and wakes waiters.
-    func closing(_ path: String, handle: OpaquePointer, _ close: () -> Void) {
+    /// Marks `path` closing while `close` closes `handle`, then frees the path (or, when
+    /// `suspending` is given, leaves it suspended by that environment) and wakes waiters.
+    func closing(_ path: String, handle: OpaquePointer, suspending: Environment? = nil, _ close: () -> Void) {
         let key = UInt(bitPattern: handle)
         lock()
         if case .open(_, let registered) = slots[path], registered == key {
@@ -89,8 +94,36 @@ final class EnvironmentRegistry: @unchecked Sendable {
         unlock()
         close()
         lock()
-        if case .closing(let registered) = slots[path], registered == key { slots[path] = nil }
+        if case .closing(let registered) = slots[path], registered == key {
+            slots[path] = suspending.map { .suspended(WeakEnvironment($0), id: ObjectIdentifier($0)) }
+        }
         census[path, default: (0, 0)].live -= 1
+        precondition(pthread_cond_broadcast(closed) == 0, "pthread_cond_broadcast failed")
+        unlock()
+    }
+
+    /// Reopens `path` for `environment`, which suspended it: `make` opens the handle, registered
+    /// open. Throws ``LMDBError/closed(path:)`` unless the path is suspended by that environment.
+    func reopen(
+        _ path: String, _ environment: Environment, make: () throws(LMDBError) -> OpaquePointer
+    ) throws(LMDBError) -> OpaquePointer {
+        lock()
+        defer { unlock() }
+        guard case .suspended(_, let id) = slots[path], id == ObjectIdentifier(environment) else {
+            throw LMDBError.closed(path: path)
+        }
+        let handle = try make()
+        slots[path] = .open(WeakEnvironment(environment), handle: UInt(bitPattern: handle))
+        census[path, default: (0, 0)].live += 1
+        census[path]!.peak = max(census[path]!.peak, census[path]!.live)
+        return handle
+    }
+
+    /// Frees `path` if the environment `id` holds it suspended (it was closed for good or went
+    /// away), and wakes waiters.
+    func forget(_ path: String, _ id: ObjectIdentifier) {
+        lock()
+        if case .suspended(_, let registered) = slots[path], registered == id { slots[path] = nil }
         precondition(pthread_cond_broadcast(closed) == 0, "pthread_cond_broadcast failed")
         unlock()
     }

@@ -80,6 +80,8 @@ public enum LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The path is already open in this process with another value of `setting` (durability,
     /// maximum map size, reader count, database count or file mode); one path has one configuration.
     case configurationMismatch(path: String, setting: String)
+    /// The environment was closed with ``Environment/close()``; open the path again for a new one.
+    case closed(path: String)
 
     /// Maps an LMDB return code (`MDB_*` or an errno) to an error.
     init(code: Int32) {
@@ -135,7 +137,7 @@ public enum LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
         case .other(let code): code
         case .system(let errno): errno
         case .emptyKey, .keyTooLong, .unknownDatabase, .nestedTransaction, .readOnlyTransaction,
-            .destinationNotEmpty, .destinationIsSymbolicLink, .configurationMismatch:
+            .destinationNotEmpty, .destinationIsSymbolicLink, .configurationMismatch, .closed:
             nil
         }
     }
@@ -160,6 +162,8 @@ public enum LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
                 "\(path) is already open in this process with another \(setting); open it with the same configuration"
         case .destinationIsSymbolicLink(let path):
             return "backup destination \(path) is a symbolic link; give the directory it points to"
+        case .closed(let path):
+            return "the environment at \(path) was closed; open the path again to use it"
         default:
             return String(cString: mdb_strerror(code ?? 0))
         }

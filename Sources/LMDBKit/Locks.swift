@@ -59,3 +59,33 @@ final class ThreadDepth: @unchecked Sendable {
         }
     }
 }
+
+/// The read-write lock that keeps an environment open: every call that reaches LMDB holds it
+/// shared, ``Environment/suspend()`` and ``Environment/close()`` exclusive. It prefers the
+/// exclusive side where the platform lets us choose (glibc), so a steady stream of reads cannot
+/// keep a suspend waiting; no thread ever takes it twice, so that preference cannot deadlock.
+// @unchecked: owns a pthread rwlock, used only through its methods
+final class OpenGate: @unchecked Sendable {
+    private let rwlock = UnsafeMutablePointer<pthread_rwlock_t>.allocate(capacity: 1)
+
+    init() {
+        #if canImport(Glibc)
+            var attributes = pthread_rwlockattr_t()
+            precondition(pthread_rwlockattr_init(&attributes) == 0, "pthread_rwlockattr_init failed")
+            pthread_rwlockattr_setkind_np(&attributes, Int32(PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP))
+            precondition(pthread_rwlock_init(rwlock, &attributes) == 0, "pthread_rwlock_init failed")
+            pthread_rwlockattr_destroy(&attributes)
+        #else
+            precondition(pthread_rwlock_init(rwlock, nil) == 0, "pthread_rwlock_init failed")
+        #endif
+    }
+
+    deinit {
+        pthread_rwlock_destroy(rwlock)
+        rwlock.deallocate()
+    }
+
+    func lockShared() { precondition(pthread_rwlock_rdlock(rwlock) == 0, "pthread_rwlock_rdlock failed") }
+    func lockExclusive() { precondition(pthread_rwlock_wrlock(rwlock) == 0, "pthread_rwlock_wrlock failed") }
+    func unlock() { precondition(pthread_rwlock_unlock(rwlock) == 0, "pthread_rwlock_unlock failed") }
+}

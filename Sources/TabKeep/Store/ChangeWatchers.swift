@@ -72,6 +72,8 @@ final class ChangeWatchers: Sendable {
 
     /// Looks for commits of other processes since the last poll.
     func poll(_ store: TabKeepStore) {
+        // A read would reopen a suspended store: what changed meanwhile is found after resume().
+        guard !store.isSuspended else { return }
         let reported = state.withLock { $0.reported }
         guard let (now, found) = try? store.changesPast(reported), now > reported else { return }
         let (subscribers, keys) = state.withLock { state in

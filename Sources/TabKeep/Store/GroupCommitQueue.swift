@@ -13,6 +13,13 @@ final class GroupCommitQueue: Sendable {
     private struct State {
         var waiting: [Waiting] = []
         var writing = false
+        /// While the store is suspended, new edits wait here until it resumes.
+        var suspended = false
+        var held: [Waiting] = []
+        /// Suspends waiting for the writer to finish what it had.
+        var idleWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Callers waiting for the store to resume.
+        var resumeWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     /// The most edits one transaction takes, so one huge burst does not hold the writer lock for long.
@@ -24,7 +31,12 @@ final class GroupCommitQueue: Sendable {
     func submit(_ request: EditRequest, to store: TabKeepStore) async -> Result<Void, TabKeepError> {
         await withCheckedContinuation { continuation in
             let start = state.withLock { state in
-                state.waiting.append(Waiting(request: request, continuation: continuation))
+                let waiting = Waiting(request: request, continuation: continuation)
+                if state.suspended {
+                    state.held.append(waiting)
+                    return false
+                }
+                state.waiting.append(waiting)
                 if state.writing { return false }
                 state.writing = true
                 return true
@@ -35,12 +47,15 @@ final class GroupCommitQueue: Sendable {
 
     private func drain(_ store: TabKeepStore) {
         while true {
-            let batch: [Waiting] = state.withLock { state in
+            let (batch, idle): ([Waiting], [CheckedContinuation<Void, Never>]) = state.withLock { state in
                 let taken = Array(state.waiting.prefix(Self.maxBatch))
                 state.waiting.removeFirst(taken.count)
-                if taken.isEmpty { state.writing = false }
-                return taken
+                guard taken.isEmpty else { return (taken, []) }
+                state.writing = false
+                defer { state.idleWaiters = [] }
+                return ([], state.idleWaiters)
             }
+            for waiter in idle { waiter.resume() }
             if batch.isEmpty { return }
             let results: [Result<Void, TabKeepError>]
             do {
@@ -53,10 +68,56 @@ final class GroupCommitQueue: Sendable {
     }
 }
 
+extension GroupCommitQueue {
+    /// Whether new edits are held until ``resume(_:)``.
+    var isSuspended: Bool { state.withLock { $0.suspended } }
+
+    /// Holds every edit submitted from now on, and returns once the writer has committed every
+    /// edit submitted before.
+    func suspend() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let idle = state.withLock { state in
+                state.suspended = true
+                if state.writing { state.idleWaiters.append(continuation) }
+                return !state.writing
+            }
+            if idle { continuation.resume() }
+        }
+    }
+
+    /// Hands the held edits to the writer, in the order they were submitted, and wakes
+    /// ``untilResumed()``.
+    func resume(_ store: TabKeepStore) {
+        let (start, waiters) = state.withLock { state in
+            state.suspended = false
+            state.waiting += state.held
+            state.held = []
+            defer { state.resumeWaiters = [] }
+            if state.writing || state.waiting.isEmpty { return (false, state.resumeWaiters) }
+            state.writing = true
+            return (true, state.resumeWaiters)
+        }
+        if start { queue.async { self.drain(store) } }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Returns at once when not suspended, else when ``resume(_:)`` is called.
+    func untilResumed() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state in
+                if state.suspended { state.resumeWaiters.append(continuation) }
+                return !state.suspended
+            }
+            if now { continuation.resume() }
+        }
+    }
+}
+
 extension TabKeepStore {
     /// Applies `edits` to `profile`'s `bar` atomically through the group-commit writer, and
     /// resumes when they are durable. Edits from many tasks share one commit, so this never waits
     /// behind one fsync per edit; the caller's thread is never blocked.
+    /// While the store is suspended, the edit waits for ``resume()`` (see ``suspend()``).
     public func edit(
         _ profile: ProfileID, bar: BarID = .main, catalog: Catalog? = nil, _ edits: [TabBarEdit]
     ) async throws(TabKeepError) {

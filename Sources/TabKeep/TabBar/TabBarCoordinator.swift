@@ -52,6 +52,8 @@ public final class TabBarCoordinator {
     private var isApplying = false
     // A store change arrived that is not on the host yet.
     private var needsRefresh = false
+    // Waits for a suspended store to resume before refreshing: a read now would reopen it.
+    private var refreshAfterResume: Task<Void, Never>?
     // The stored order and selection as last put on the host: store changes are followed relative to them,
     // so an unrelated change (a badge) never undoes what the app or the user did on the bar.
     private var appliedOrder: [TabID] = []
@@ -121,6 +123,8 @@ public final class TabBarCoordinator {
         observation = nil
         storeFollower?.cancel()
         storeFollower = nil
+        refreshAfterResume?.cancel()
+        refreshAfterResume = nil
     }
 
     /// Waits until every edit the coordinator has recorded so far is committed, then throws the first
@@ -286,6 +290,16 @@ public final class TabBarCoordinator {
     /// Applies a store change once the coordinator's own writes are committed.
     private func refreshIfIdle() {
         guard needsRefresh, pendingWrites == 0, isAttached else { return }
+        if store.isSuspended {
+            if refreshAfterResume == nil {
+                refreshAfterResume = Task { @MainActor [weak self, store] in
+                    await store.untilResumed()
+                    self?.refreshAfterResume = nil
+                    self?.refreshIfIdle()
+                }
+            }
+            return
+        }
         needsRefresh = false
         let stored: StoredBar
         do throws(TabKeepError) {
@@ -322,6 +336,8 @@ public final class TabBarCoordinator {
         let previous = writeTail
         writeTail = Task { @MainActor in
             await previous?.value
+            // Reading a suspended store would reopen it: the edit waits for resume(), as async edits do.
+            await store.untilResumed()
             do throws(TabKeepError) {
                 let planned = edits(try readStoredBar())
                 if !planned.isEmpty {

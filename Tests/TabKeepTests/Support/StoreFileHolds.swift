@@ -1,0 +1,61 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What this process holds on a store's `data.mdb` and `lock.mdb` right now, read from
+/// `/proc/locks` (matched by inode and this process's pid) and `/proc/self/fd` (by path).
+/// Linux only: elsewhere there is no `/proc`.
+struct StoreFileHolds: Equatable, CustomStringConvertible {
+    /// The `/proc/locks` lines of this process on `lock.mdb`.
+    var lockFileLocks: [String] = []
+    /// The `/proc/locks` lines of this process on `data.mdb`.
+    var dataFileLocks: [String] = []
+    /// How many descriptors of this process point at `data.mdb` or `lock.mdb`.
+    var descriptors = 0
+
+    static let none = StoreFileHolds()
+
+    var description: String {
+        "\(descriptors) descriptors; locks on lock.mdb: \(lockFileLocks); on data.mdb: \(dataFileLocks)"
+    }
+
+    /// The holds of this process on the store in `directory`.
+    init(of directory: String) throws {
+        guard let resolved = realpath(directory, nil) else { throw POSIXError(.ENOENT) }
+        let canonical = String(cString: resolved)
+        free(resolved)
+        let lockFile = canonical + "/lock.mdb"
+        let dataFile = canonical + "/data.mdb"
+        let pid = String(getpid())
+        let lockInode = Self.inode(lockFile)
+        let dataInode = Self.inode(dataFile)
+        for line in try String(contentsOfFile: "/proc/locks", encoding: .utf8).split(separator: "\n") {
+            // "1: POSIX  ADVISORY  WRITE 1234 08:01:5678 0 0", or "1: -> POSIX …" for a waiter.
+            let fields = line.split(separator: " ").filter { $0 != "->" }
+            guard fields.count >= 6, fields[4] == pid else { continue }
+            let inode = fields[5].split(separator: ":").last.flatMap { UInt64($0) }
+            if inode != nil, inode == lockInode { lockFileLocks.append(String(line)) }
+            if inode != nil, inode == dataInode { dataFileLocks.append(String(line)) }
+        }
+        for entry in try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") {
+            guard
+                let target = try? FileManager.default.destinationOfSymbolicLink(
+                    atPath: "/proc/self/fd/" + entry)
+            else { continue }
+            if target == lockFile || target == dataFile { descriptors += 1 }
+        }
+    }
+
+    init() {}
+
+    /// Whether this process holds a lock on `lock.mdb` and a descriptor on the store: an open environment.
+    var showsAnOpenEnvironment: Bool { !lockFileLocks.isEmpty && descriptors > 0 }
+
+    private static func inode(_ path: String) -> UInt64? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return UInt64(status.st_ino)
+    }
+}
