@@ -51,7 +51,8 @@ struct LayoutDecoderDifferentialTests {
         var replica = simulatedReplica(7)
         var document = TabBarDocument()
         for _ in 0..<(4 + rng.next() % 12) {
-            let edit = randomEdit(&rng, catalog: unicodeCatalog, layout: document.layout(catalog: unicodeCatalog))
+            let edit = randomEdit(
+                &rng, catalog: unicodeCatalog, layout: document.layout(catalog: unicodeCatalog))
             try? document.apply(edit, catalog: unicodeCatalog, by: &replica)
         }
         return document
@@ -74,7 +75,8 @@ struct LayoutDecoderDifferentialTests {
             if document.context.contains(dot) { continue }
             entries.append(
                 Entry(
-                    key: .position(id), value: .position(key), stamp: Stamp(rawValue: sequence), origin: replica,
+                    key: .position(id), value: .position(key), stamp: Stamp(rawValue: sequence),
+                    origin: replica,
                     dot: dot))
         }
         return (try? TabBarDocument(entries: entries)) ?? document

@@ -21,7 +21,8 @@ struct LayoutDecoder {
         if !catalog.renames.isEmpty {
             return try TabBarDocument(decoding: bytes).layout(catalog: catalog)
         }
-        let result = catalog.idIndex.bytes.withUnsafeBufferPointer { ids -> Result<Layout, DocumentDecodingError> in
+        let result = catalog.idIndex.bytes.withUnsafeBufferPointer {
+            ids -> Result<Layout, DocumentDecodingError> in
             var decoder = LayoutDecoder(bytes, catalog: catalog, ids: ids)
             do throws(DocumentDecodingError) {
                 return .success(try decoder.decode())
@@ -150,7 +151,11 @@ struct LayoutDecoder {
             let flag = try reader.byte()
             guard flag <= 1 else { throw reader.fail("flag \(flag) is not 0 or 1") }
             if let index {
-                if code == 1 { bar.setCustomizable(flag == 1, at: index) } else { bar.setHidden(flag == 1, at: index) }
+                if code == 1 {
+                    bar.setCustomizable(flag == 1, at: index)
+                } else {
+                    bar.setHidden(flag == 1, at: index)
+                }
             }
         case 3:
             guard tag == 1 else { throw reader.fail("value tag 2 on an entry that has no second form") }
@@ -180,7 +185,9 @@ struct LayoutDecoder {
                 reader.offset = valueStart
                 throw reader.fail("badge total out of range")
             }
-            if let index { bar.totals[catalog.tabs[index].id, default: [:]][ReplicaID(rawValue: replica)] = total }
+            if let index {
+                bar.totals[catalog.tabs[index].id, default: [:]][ReplicaID(rawValue: replica)] = total
+            }
         default:
             return try clear(tag: tag)
         }

@@ -39,7 +39,8 @@ final class RegisteredCatalogCache: Sendable {
 extension TabKeepStore {
     /// The catalog registered for `bar` as `txn` sees it, from the cache while its bytes are unchanged.
     func registeredCatalog(_ txn: borrowing Transaction, bar: BarID) throws -> Catalog {
-        try txn.withValue(catalogsDatabase, key: Array(bar.rawValue.utf8)) { bytes throws(TabKeepError) -> Catalog in
+        try txn.withValue(catalogsDatabase, key: Array(bar.rawValue.utf8)) {
+            bytes throws(TabKeepError) -> Catalog in
             guard let bytes else { throw .noCatalog(bar) }
             do throws(DocumentDecodingError) {
                 return try registeredCatalogs.catalog(for: bar, record: bytes)
