@@ -27,7 +27,8 @@ struct StoreLayoutReadTests {
             #expect(try store.layout(profile("never seen")).order == sevenTabs.tabs.map(\.id))
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: data)) == before)
-        #expect(try FileManager.default.attributesOfItem(atPath: data)[.modificationDate] as? Date == modified)
+        #expect(
+            try FileManager.default.attributesOfItem(atPath: data)[.modificationDate] as? Date == modified)
     }
 
     @Test func aNewlyRegisteredCatalogIsReadAtOnceEvenThroughAnotherHandle() throws {
@@ -48,7 +49,8 @@ struct StoreLayoutReadTests {
         let store = try TabKeepStore(path: directory.sub("store"))
         #expect(throws: TabKeepError.noCatalog(.main)) { try store.layout(profile("p")) }
         let catalogs = try store.environment.database("catalogs")
-        try store.environment.write { txn in try txn.put(catalogs, key: Array("main".utf8), value: [1, 0x80]) }
+        try store.environment.write { txn in try txn.put(catalogs, key: Array("main".utf8), value: [1, 0x80])
+        }
         let expected = try #require(throws: DocumentDecodingError.self) { try Catalog(decoding: [1, 0x80]) }
         #expect(throws: TabKeepError.corruptCatalog(.main, expected)) { try store.layout(profile("p")) }
     }
@@ -63,7 +65,9 @@ struct StoreLayoutReadTests {
         // A truncation, a wrong format byte and a trailing byte: each refused with the full decoder's words.
         for bad in [Array(good.dropLast()), [9] + good.dropFirst(), good + [0]] {
             try store.environment.write { txn in try txn.put(documents, key: key.bytes, value: bad) }
-            let expected = try #require(throws: DocumentDecodingError.self) { try TabBarDocument(decoding: bad) }
+            let expected = try #require(throws: DocumentDecodingError.self) {
+                try TabBarDocument(decoding: bad)
+            }
             #expect(throws: TabKeepError.corruptDocument(key, expected)) { try store.layout(profile("p")) }
             #expect(throws: TabKeepError.corruptDocument(key, expected)) {
                 try store.layout(profile("p"), catalog: sevenTabs)
