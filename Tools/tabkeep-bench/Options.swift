@@ -106,11 +106,12 @@ struct UsageError: Error {
     init(_ message: String?) { self.message = message }
 }
 
-/// The workloads of issue 8, in the order they run.
+/// The workloads of issues 8 and 15, in the order they run.
 enum Workload: String, CaseIterable {
     case launchRead = "launch-read"
     case durableEdit = "durable-edit"
     case concurrentEdits = "concurrent-edits"
     case sync
     case dumpRestore = "dump-restore"
+    case firstLayout = "first-layout"
 }

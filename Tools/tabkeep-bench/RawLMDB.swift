@@ -15,7 +15,9 @@ final class RawLMDB: @unchecked Sendable {
     private let dbi: MDB_dbi
     let path: String
 
-    init(path: String, mode: Mode, mapSize: Int = 1 << 36) throws {
+    /// The default map, 8 GiB, holds the 1M-profile store (1.4 GB) and still fits under valgrind,
+    /// which refuses a 64 GiB mapping (callgrind runs of launch-read need raw LMDB too).
+    init(path: String, mode: Mode, mapSize: Int = 1 << 33) throws {
         self.path = path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         var raw: OpaquePointer?

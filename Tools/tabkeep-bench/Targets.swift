@@ -14,14 +14,17 @@ extension Bench {
         }
         for scale in scales {
             guard let tabKeep = median(read, scale, "TabKeep") else { continue }
+            // The `catalog:` variant is reported beside the README's call, not judged.
+            let variant = median(read, scale, "TabKeep catalog:").map { "; catalog: \(formatTime($0))" } ?? ""
             if let raw = median(read, scale, "raw LMDB") {
                 check(
-                    "launch-read ≤ 1.5× raw LMDB (\(scale))", tabKeep <= 1.5 * raw,
-                    String(format: "%@ vs %@: %.2f×", formatTime(tabKeep), formatTime(raw), tabKeep / raw))
+                    "launch-read ≤ 2× raw LMDB (\(scale))", tabKeep <= 2 * raw,
+                    String(format: "%@ vs %@: %.2f×", formatTime(tabKeep), formatTime(raw), tabKeep / raw)
+                        + variant)
             }
             if let sqlite = median(read, scale, "SQLite WAL") {
                 check(
-                    "launch-read ≥ 5× faster than SQLite (\(scale))", sqlite >= 5 * tabKeep,
+                    "launch-read ≥ 3× faster than SQLite WAL (\(scale))", sqlite >= 3 * tabKeep,
                     String(format: "SQLite %@: %.2f× TabKeep's time", formatTime(sqlite), sqlite / tabKeep))
             }
             if let defaults = median(read, scale, "UserDefaults") {
@@ -36,6 +39,15 @@ extension Bench {
             check(
                 "launch-read at 1M ≤ 1.5× at 10k", large <= 1.5 * small,
                 String(format: "%@ vs %@: %.2f×", formatTime(large), formatTime(small), large / small))
+        }
+        let first = Workload.firstLayout.rawValue
+        let firstScale = scaleLabel(firstLayoutProfiles)
+        if let ours = median(first, firstScale, "TabKeep"),
+            let sqlite = median(first, firstScale, "SQLite WAL")
+        {
+            check(
+                "first-layout ≤ SQLite WAL", ours <= sqlite,
+                String(format: "%@ vs %@: %.2f×", formatTime(ours), formatTime(sqlite), ours / sqlite))
         }
         let edit = Workload.durableEdit.rawValue
         let editScale = scaleLabel(editProfiles)

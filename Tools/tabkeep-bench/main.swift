@@ -50,6 +50,7 @@ do {
         case .concurrentEdits: try await bench.concurrentEdits()
         case .sync: try await bench.syncWorkload()
         case .dumpRestore: try bench.dumpRestore()
+        case .firstLayout: try bench.firstLayout()
         }
     }
     bench.judgeTargets()

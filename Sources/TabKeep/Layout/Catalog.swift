@@ -64,6 +64,8 @@ public struct Catalog: Hashable, Sendable {
     let indexByTab: [TabID: Int]
     /// Catalog indices in the byte order of their ids (the order documents keep their entries in).
     let indicesByID: [Int]
+    /// The ids' bytes in that order, for the layout decoder.
+    let idIndex: CatalogIDIndex
 
     /// The most tabs a bar holds.
     public static let maxTabs = 256
@@ -91,6 +93,7 @@ public struct Catalog: Hashable, Sendable {
         self.renames = renames
         self.indexByTab = index
         self.indicesByID = tabs.indices.sorted { tabs[$0].id < tabs[$1].id }
+        self.idIndex = CatalogIDIndex(tabs: tabs, sorted: indicesByID)
     }
 
     /// A catalog of `.default` tabs.

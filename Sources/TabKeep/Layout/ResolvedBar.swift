@@ -31,10 +31,14 @@ struct ResolvedBar {
     /// The catalog index of each tab of `shown`.
     private var shownIndices: [Int] = []
 
-    init(document: TabBarDocument, catalog: Catalog) {
+    /// A bar of `catalog` that the document has said nothing about yet: fill it, then ``resolve()``.
+    init(catalog: Catalog) {
         self.catalog = catalog
-        let count = catalog.tabs.count
-        states = Array(repeating: TabState(), count: count)
+        states = Array(repeating: TabState(), count: catalog.tabs.count)
+    }
+
+    init(document: TabBarDocument, catalog: Catalog) {
+        self.init(catalog: catalog)
         var winners: [Entry.Key: Entry] = [:]
         let renaming = !catalog.renames.isEmpty
         var cursor = CatalogCursor(catalog: catalog)
@@ -77,6 +81,26 @@ struct ResolvedBar {
             }
             if renaming { winners[key] = entry }
         }
+        resolveOrder()
+    }
+
+    /// Records the live position entry of the catalog tab at `index`.
+    mutating func setPosition(_ position: StoredPosition, at index: Int) {
+        states[index].position = position
+    }
+
+    /// Records the live customizable flag of the catalog tab at `index`.
+    mutating func setCustomizable(_ flag: Bool, at index: Int) {
+        states[index].customizable = flag
+    }
+
+    /// Records the live hidden flag of the catalog tab at `index`.
+    mutating func setHidden(_ flag: Bool, at index: Int) {
+        states[index].hidden = flag
+    }
+
+    /// Resolves the order once every entry is recorded.
+    mutating func resolve() {
         resolveOrder()
     }
 
@@ -321,7 +345,7 @@ private struct TabState {
 }
 
 /// A tab's live position entry: a first-format key, or a place.
-private enum StoredPosition: Equatable {
+enum StoredPosition: Equatable {
     case legacy([UInt8])
     case place(TabPlace)
 }

@@ -64,6 +64,8 @@ public final class TabKeepStore: Sendable {
     let catalogsDatabase: Database
     let changeLog: Database
     let groupCommit = GroupCommitQueue()
+    /// The registered catalogs, decoded once, for ``layout(_:bar:catalog:)``.
+    let registeredCatalogs = RegisteredCatalogCache()
     let watchers = ChangeWatchers()
 
     /// The default store directory of this platform: Application Support/TabKeep on Apple
@@ -342,16 +344,21 @@ public final class TabKeepStore: Sendable {
     // MARK: Reads
 
     /// The layout of `profile`'s `bar` as the user sees it, resolved against `catalog` (or the
-    /// catalog registered for the bar). One LMDB get and a decode; a profile never seen has the
-    /// catalog's default layout.
+    /// catalog registered for the bar). One LMDB get and a layout-only decode (``LayoutDecoder``,
+    /// which refuses exactly what the full decoder refuses); the registered catalog is decoded once
+    /// and reused while its record's bytes stay the same. A profile never seen has the catalog's
+    /// default layout.
     public func layout(_ profile: ProfileID, bar: BarID = .main, catalog: Catalog? = nil) throws(TabKeepError)
         -> Layout
     {
         let key = DocumentKey(profile: profile, bar: bar)
         do {
             return try environment.read { txn in
-                let resolvedCatalog = try catalog ?? storedCatalog(txn, bar: bar)
-                return (try loadDocument(txn, key) ?? TabBarDocument()).layout(catalog: resolvedCatalog)
+                let resolvedCatalog = try catalog ?? registeredCatalog(txn, bar: bar)
+                return try txn.withValue(documents, key: key.bytes) { bytes throws(TabKeepError) -> Layout in
+                    guard let bytes else { return TabBarDocument().layout(catalog: resolvedCatalog) }
+                    return try LayoutDecoder.layout(storedBytes: bytes, key: key, catalog: resolvedCatalog)
+                }
             }
         } catch {
             throw TabKeepError.wrap(error)

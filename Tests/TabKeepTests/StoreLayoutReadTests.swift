@@ -1,0 +1,77 @@
+import Foundation
+import LMDBKit
+import Testing
+
+@testable import TabKeep
+
+/// The store's launch read: the layout-only decode, the cached registered catalog, and an open of an
+/// existing store that leaves its files alone.
+@Suite("Store layout read")
+struct StoreLayoutReadTests {
+    let directory = TestDirectory()
+
+    @Test func openingAnExistingStoreAndReadingALayoutWritesNothing() throws {
+        let path = directory.sub("store")
+        do {
+            let store = try TabKeepStore(path: path)
+            try store.registerCatalog(sevenTabs)
+            try store.edit(profile("p"), [.move(tab("g"), to: 0), .setBadge(tab("a"), 2)])
+        }
+        let data = path + "/data.mdb"
+        let before = try Data(contentsOf: URL(fileURLWithPath: data))
+        let modified = try FileManager.default.attributesOfItem(atPath: data)[.modificationDate] as? Date
+        #expect(!Environment.isOpen(path: path), "the store must be closed for this test to mean anything")
+        do {
+            let store = try TabKeepStore(path: path)
+            #expect(try store.layout(profile("p")).order.first == tab("g"))
+            #expect(try store.layout(profile("never seen")).order == sevenTabs.tabs.map(\.id))
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: data)) == before)
+        #expect(
+            try FileManager.default.attributesOfItem(atPath: data)[.modificationDate] as? Date == modified)
+    }
+
+    @Test func aNewlyRegisteredCatalogIsReadAtOnceEvenThroughAnotherHandle() throws {
+        let path = directory.sub("store")
+        let store = try TabKeepStore(path: path)
+        let other = try TabKeepStore(path: path)
+        let reversed = try Catalog(sevenTabs.tabs.reversed().map(\.id))
+        try store.registerCatalog(sevenTabs)
+        try store.edit(profile("p"), .setHidden(tab("b"), true))
+        #expect(try store.layout(profile("p")).order == tabs("a", "c", "d", "e", "f", "g"))
+        try other.registerCatalog(reversed)
+        #expect(try store.layout(profile("p")).order == tabs("g", "f", "e", "d", "c", "a"))
+        try other.registerCatalog(sevenTabs)
+        #expect(try store.layout(profile("p")).order == tabs("a", "c", "d", "e", "f", "g"))
+    }
+
+    @Test func aMissingOrCorruptCatalogIsReportedAsBefore() throws {
+        let store = try TabKeepStore(path: directory.sub("store"))
+        #expect(throws: TabKeepError.noCatalog(.main)) { try store.layout(profile("p")) }
+        let catalogs = try store.environment.database("catalogs")
+        try store.environment.write { txn in try txn.put(catalogs, key: Array("main".utf8), value: [1, 0x80])
+        }
+        let expected = try #require(throws: DocumentDecodingError.self) { try Catalog(decoding: [1, 0x80]) }
+        #expect(throws: TabKeepError.corruptCatalog(.main, expected)) { try store.layout(profile("p")) }
+    }
+
+    @Test func aCorruptDocumentIsReportedWithTheFullDecodersError() throws {
+        let store = try TabKeepStore(path: directory.sub("store"))
+        try store.registerCatalog(sevenTabs)
+        try store.edit(profile("p"), [.move(tab("d"), to: 0), .select(.tab(tab("c")))])
+        let documents = try store.environment.database("documents")
+        let key = DocumentKey(profile: profile("p"), bar: .main)
+        let good = try #require(try store.environment.read { txn in try txn.get(documents, key: key.bytes) })
+        // A truncation, a wrong format byte and a trailing byte: each refused with the full decoder's words.
+        for bad in [Array(good.dropLast()), [9] + good.dropFirst(), good + [0]] {
+            try store.environment.write { txn in try txn.put(documents, key: key.bytes, value: bad) }
+            let expected = try #require(throws: DocumentDecodingError.self) {
+                try TabBarDocument(decoding: bad)
+            }
+            #expect(throws: TabKeepError.corruptDocument(key, expected)) { try store.layout(profile("p")) }
+            #expect(throws: TabKeepError.corruptDocument(key, expected)) {
+                try store.layout(profile("p"), catalog: sevenTabs)
+            }
+        }
+    }
+}
