@@ -25,21 +25,26 @@ let modelCatalogs: [Catalog] = {
 /// sync messages; every accepted edit goes to the reference model as what its user meant.
 struct ModelScenario {
     var random: SplitMix64
-    let stores: [TabKeepStore]
+    var stores: [TabKeepStore]
     let variants: [Int]
     var model: ReferenceModel
     let profiles = [profile("alice"), profile("bob")]
     /// Messages in flight, each with what its sender held when it was made.
-    var inFlight: [(to: Int, bytes: [UInt8], knowledge: Set<Int>)] = []
+    var inFlight: [(from: Int, to: Int, bytes: [UInt8], knowledge: Set<Int>)] = []
     var log: [String] = []
 
-    init(seed: UInt64, directory: TemporaryDirectory) throws {
+    init(
+        seed: UInt64, directory: TemporaryDirectory, sameCatalog: Bool = false,
+        count range: ClosedRange<Int> = 3...5
+    ) throws {
         random = SplitMix64(seed: seed)
-        let count = Int.random(in: 3...5, using: &random)
+        let count = Int.random(in: range, using: &random)
         stores = try (0..<count).map { try directory.store("device-\($0)") }
         var chosen: [Int] = []
         for _ in 0..<count { chosen.append(Int.random(in: 0..<3, using: &random)) }
-        if Int.random(in: 0..<3, using: &random) == 0 { chosen = Array(repeating: 0, count: count) }
+        if sameCatalog || Int.random(in: 0..<3, using: &random) == 0 {
+            chosen = Array(repeating: 0, count: count)
+        }
         variants = chosen
         model = ReferenceModel(devices: count)
     }
@@ -203,31 +208,34 @@ struct ModelScenario {
         let from = Int.random(in: 0..<stores.count, using: &random)
         var to = Int.random(in: 0..<stores.count - 1, using: &random)
         if to >= from { to += 1 }
-        inFlight.append((to, try SyncSession(store: stores[from]).request().encoded(), []))
+        inFlight.append((from, to, try SyncSession(store: stores[from]).request().encoded(), []))
     }
 
     /// Delivers a random message (reordering); may lose it, or keep a copy to deliver again.
     mutating func deliverOne() throws {
         guard !inFlight.isEmpty else { return }
         let index = Int.random(in: 0..<inFlight.count, using: &random)
-        let (to, bytes, knowledge) = inFlight[index]
+        let (sender, to, bytes, knowledge) = inFlight[index]
         let roll = Int.random(in: 0..<10, using: &random)
         if roll >= 2 { inFlight.remove(at: index) }  // else: duplicated, stays in flight
         if roll == 9 { return }  // lost
         let session = SyncSession(store: stores[to])
         let message = try SyncMessage(decoding: bytes)
-        let sender = stores.firstIndex { $0.replicaID == message.sender }!
         switch message.kind {
         case .request:
-            inFlight.append((sender, try session.respond(to: message).encoded(), model.knowledge[to]))
+            guard message.sender != stores[to].replicaID else { return }
+            inFlight.append((to, sender, try session.respond(to: message).encoded(), model.knowledge[to]))
         case .reply, .final:
+            guard message.sender != stores[to].replicaID else { return }
             let result = Result { () throws(SyncError) -> SyncReceipt in try session.receive(message) }
             guard case .success(let receipt) = result else {
                 if case .failure(let error) = result, !ModelScenario.isMissingHistory(error) { throw error }
                 return  // refused whole: nothing applied, nothing learnt
             }
             model.knowledge[to].formUnion(knowledge)
-            if let final = receipt.reply { inFlight.append((sender, final.encoded(), model.knowledge[to])) }
+            if let final = receipt.reply {
+                inFlight.append((to, sender, final.encoded(), model.knowledge[to]))
+            }
         }
     }
 
