@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+
+@testable import TabKeep
+
+/// Invariants a store keeps through resets and at the end of its clock.
+@Suite("Store invariants: clears and the clock")
+struct StoreInvariantTests {
+    let directory = TestDirectory()
+    let catalog = lettersCatalog(5)
+    let user = try! ProfileID("user")
+
+    @Test func aBarResetTwiceAndConcurrentResetsMergedStillVerify() throws {
+        let phone = try TabKeepStore(path: directory.sub("phone"))
+        let tablet = try TabKeepStore(path: directory.sub("tablet"))
+        try phone.edit(user, catalog: catalog, [.move(tab("c"), to: 0), .addToBadge(tab("a"), 2)])
+        try phone.reset(user)
+        try phone.edit(user, catalog: catalog, .setHidden(tab("b"), true))
+        try phone.reset(user)
+        #expect(try phone.verify().problems == [])
+        // Two devices reset the same bar without seeing each other's reset, then merge.
+        try tablet.edit(user, catalog: catalog, .move(tab("e"), to: 0))
+        try tablet.reset(user)
+        try tablet.apply(try phone.delta(after: tablet.versionVectors()))
+        try phone.apply(try tablet.delta(after: phone.versionVectors()))
+        #expect(try phone.verify().problems == [])
+        #expect(try tablet.verify().problems == [])
+        #expect(try phone.document(user) == tablet.document(user))
+    }
+
+    @Test func theClockNeverWrapsAndAnEditAtItsEndFailsClearly() throws {
+        var clock = HybridLogicalClock(last: Stamp.last)
+        #expect(clock.tick() == Stamp.last)
+        var nearEnd = HybridLogicalClock(last: Stamp(rawValue: Stamp.last.rawValue - 1))
+        #expect(nearEnd.tick() == Stamp.last)
+
+        let store = try TabKeepStore(path: directory.sub("store"))
+        // A document stamped one step below the end, let in past the clock guard on purpose.
+        var device = Replica(
+            id: ReplicaID(rawValue: 0xE2D), clock: HybridLogicalClock(last: Stamp(rawValue: Stamp.last.rawValue - 2)))
+        var document = TabBarDocument()
+        try document.apply(.setHidden(tab("b"), true), catalog: catalog, by: &device)
+        _ = try store.importDocuments(mode: .merge, maxDrift: .seconds(9_000_000_000_000_000)) { add in
+            try add(DocumentKey(profile: user, bar: .main), document)
+        }
+        let before = try store.document(user)
+        #expect(throws: TabKeepError.clockExhausted) {
+            try store.edit(user, catalog: catalog, .setHidden(tab("c"), true))
+        }
+        #expect(try store.document(user) == before)
+        #expect("\(TabKeepError.clockExhausted)".contains("highest stamp"))
+    }
+}
