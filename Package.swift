@@ -81,7 +81,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TabKeepToolTests",
-            dependencies: ["TabKeep", "TabKeepSync", "tabkeep"],
+            dependencies: ["TabKeep", "TabKeepSync", "LMDBKit", "tabkeep"],
             swiftSettings: strict
         ),
         .testTarget(

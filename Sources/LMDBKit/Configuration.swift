@@ -21,6 +21,10 @@ public struct Configuration: Hashable, Sendable {
     public var durability: Durability
     /// The mode of the data and lock files (and of the directory, plus execute bits, when created).
     public var fileMode: UInt16
+    /// Open `MDB_RDONLY`: nothing is created (not the directory, not a missing named database, which
+    /// is then left out of the environment's databases), and every write throws. Readers still take
+    /// a slot in `lock.mdb`, as LMDB's readers always do.
+    public var readOnly = false
 
     /// A configuration with the given named databases and defaults for everything else:
     /// room for just those databases, 126 readers, a 1 MiB map growing to 64 GiB, `.full`

@@ -98,7 +98,8 @@ public final class Environment: @unchecked Sendable {
     public static func open(path: String, configuration: Configuration = .init()) throws(LMDBError)
         -> Environment
     {
-        let canonical = try prepareDirectory(path, mode: configuration.fileMode)
+        let canonical = try prepareDirectory(
+            path, mode: configuration.fileMode, create: !configuration.readOnly)
         return try registry.open(
             canonical,
             reuse: { (existing) throws(LMDBError) in try existing.checkReuse(with: configuration) },
@@ -118,6 +119,11 @@ public final class Environment: @unchecked Sendable {
         if let (setting, _) = differing.first(where: \.1) {
             throw LMDBError.configurationMismatch(path: path, setting: setting)
         }
+        // A read-only open may share a writable environment (the caller then writes nothing); a
+        // writable open cannot share a read-only one.
+        if mine.readOnly && !other.readOnly {
+            throw LMDBError.configurationMismatch(path: path, setting: "read-only access")
+        }
         for name in other.databases where databases[name] == nil { throw LMDBError.unknownDatabase(name) }
     }
 
@@ -125,7 +131,9 @@ public final class Environment: @unchecked Sendable {
         let opened: (OpaquePointer, [String: Database])
         var readOnly = false
         do {
-            opened = try makeHandle(path: path, configuration: configuration, readOnly: false)
+            opened = try makeHandle(
+                path: path, configuration: configuration, readOnly: configuration.readOnly)
+            readOnly = configuration.readOnly
         } catch .system(errno: EROFS) {
             // A store on a read-only filesystem still reads (LMDB then needs no lock file).
             opened = try makeHandle(path: path, configuration: configuration, readOnly: true)
@@ -157,7 +165,9 @@ public final class Environment: @unchecked Sendable {
                 try check(mdb_env_open(handle, path, flags, mdb_mode_t(configuration.fileMode)))
                 var dead: Int32 = 0
                 try check(mdb_reader_check(handle, &dead))
-                return .success(try openDatabases(handle, names: configuration.databases))
+                return .success(
+                    try openDatabases(handle, names: configuration.databases, create: !configuration.readOnly)
+                )
             } catch {
                 return .failure(error)
             }
@@ -173,10 +183,29 @@ public final class Environment: @unchecked Sendable {
 
     /// Opens every named database, first without creating (so a read-only store still opens), then
     /// creating the missing ones in one write transaction.
-    private static func openDatabases(_ env: OpaquePointer, names: [String]) throws(LMDBError) -> [String:
-        Database]
+    private static func openDatabases(_ env: OpaquePointer, names: [String], create creating: Bool)
+        throws(LMDBError) -> [String: Database]
     {
         guard !names.isEmpty else { return [:] }
+        if !creating {
+            // Read-only: open what exists, leave out what does not.
+            var txn: OpaquePointer?
+            try check(mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn))
+            var result: [String: Database] = [:]
+            for name in names {
+                var dbi: MDB_dbi = 0
+                let rc = mdb_dbi_open(txn, name, 0, &dbi)
+                if rc == MDB_NOTFOUND { continue }
+                if rc != 0 {
+                    mdb_txn_abort(txn)
+                    throw LMDBError(code: rc)
+                }
+                result[name] = Database(name: name, dbi: dbi)
+            }
+            // Committed, not aborted: an aborted transaction closes the handles it opened (mdb_dbi_open).
+            try check(mdb_txn_commit(txn))
+            return result
+        }
         for create in [false, true] {
             var txn: OpaquePointer?
             try check(mdb_txn_begin(env, nil, create ? 0 : UInt32(MDB_RDONLY), &txn))
@@ -206,11 +235,15 @@ public final class Environment: @unchecked Sendable {
     }
 
     /// Creates the directory (mode `fileMode` plus execute bits) if missing and returns its canonical path.
-    private static func prepareDirectory(_ path: String, mode: UInt16) throws(LMDBError) -> String {
+    private static func prepareDirectory(_ path: String, mode: UInt16, create: Bool = true) throws(LMDBError)
+        -> String
+    {
         guard !path.isEmpty else { throw LMDBError.system(errno: ENOENT) }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
             guard isDirectory.boolValue else { throw LMDBError.system(errno: ENOTDIR) }
+        } else if !create {
+            throw LMDBError.system(errno: ENOENT)
         } else {
             let directoryMode = Int(mode) | (Int(mode) & 0o444) >> 2
             do {

@@ -35,7 +35,16 @@ struct OldStoreTests {
             let shown = try Tool.ok(["show", store, "--profile", profile, "--bar", bar, "--json"])
             #expect(shown == (try expected(file)), "\(profile)")
         }
+        // Read-only work never migrates it: verify says so, and changes nothing.
+        let verified = try Tool.run(["verify", store])
+        #expect(verified.status == 1 && verified.stdout.contains("schema 1"))
+        // The first open for writing migrates it; the layouts stay the same.
+        try Tool.ok(["set", store, "--profile", "zoe", "--badge-add", "inbox=1"])
         #expect(try Tool.ok(["verify", store]).hasPrefix("ok"))
+        for (profile, bar, file) in Self.shown {
+            let shown = try Tool.ok(["show", store, "--profile", profile, "--bar", bar, "--json"])
+            #expect(shown == (try expected(file)), "\(profile) after the migration")
+        }
     }
 
     @Test func anOldDumpRestoresToTheSameLayouts() throws {

@@ -200,13 +200,15 @@ struct ReplicationLifecycleTests {
         try FileManager.default.copyItem(
             atPath: OldStoreTests.fixtures.appendingPathComponent("data.mdb").path, toPath: old + "/data.mdb")
         let aliceBefore = try order(old, "alice")
-        #expect(try Tool.ok(["stat", old, "--json"]).contains("\"schema\":2"))
+        // Read-only work leaves it at schema 1; the sync, its first open for writing, migrates it.
+        #expect(try Tool.ok(["stat", old, "--json"]).contains("\"schema\":1"))
         try Tool.ok([
             "set", new, "--profile", "alice", "--catalog",
             "home:fixed,inbox,search,library,wallet,settings,labs:optional",
         ])
         try Tool.ok(["set", new, "--profile", "zoe", "--badge-add", "inbox=2"])
         try Tool.ok(["sync", new, "--peer", old])
+        #expect(try Tool.ok(["stat", old, "--json"]).contains("\"schema\":2"))
         try expectSameDocuments(old, new)
         #expect(try order(new, "alice") == aliceBefore)
         // Both go on editing, and their edits keep reaching each other.

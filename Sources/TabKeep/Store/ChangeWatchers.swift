@@ -132,7 +132,7 @@ extension TabKeepStore {
         try environment.read { txn in
             let now = try txn.get(meta, key: Records.MetaKey.revision).flatMap(Records.uint64) ?? 0
             var found: [(UInt64, DocumentKey)] = []
-            guard now > revision else { return (now, found) }
+            guard now > revision, let changeLog else { return (now, found) }
             try txn.forEach(changeLog, in: KeyRange(from: Records.bigEndian(revision + 1), to: nil)) {
                 key, value in
                 if let number = Records.uint64(key) { found.append((number, try DocumentKey(bytes: value))) }

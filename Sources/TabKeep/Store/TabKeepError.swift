@@ -27,6 +27,8 @@ public enum TabKeepError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The store's clock has reached the highest stamp it can hold (the year 10889, or a clock
     /// dragged there): no edit can be ordered after the ones it has.
     case clockExhausted
+    /// The store lacks one of its named databases (damaged, or not a TabKeep store).
+    case missingDatabase(String)
     /// A dump, import or sync would raise a profile's version vector past what its entries prove,
     /// or names a base this store has not reached; nothing was written.
     case missingHistory(ProfileID, replica: ReplicaID, needed: UInt64, have: UInt64)
@@ -58,6 +60,8 @@ public enum TabKeepError: Error, Hashable, Sendable, CustomStringConvertible {
             return "cannot use \(path) as a store: \(reason)"
         case .failed(let reason):
             return reason
+        case .missingDatabase(let name):
+            return "the store has no \"\(name)\" database (damaged, or not a TabKeep store)"
         case .clockExhausted:
             return
                 "the store's clock has reached its highest stamp; no further edit can be ordered, nothing was written"

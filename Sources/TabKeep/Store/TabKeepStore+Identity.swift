@@ -3,6 +3,18 @@ import LMDBKit
 extension TabKeepStore {
     // MARK: Identity
 
+    /// The schema this store's records are in: ``schemaVersion``, or 1 for a store of the first
+    /// release opened read-only (opening it for writing migrates it).
+    public func storedSchema() throws(TabKeepError) -> Int {
+        do {
+            return try environment.read { txn in
+                Int(try txn.get(meta, key: Records.MetaKey.schema).flatMap(Records.uint64) ?? 0)
+            }
+        } catch {
+            throw TabKeepError.wrap(error)
+        }
+    }
+
     /// The replica ids this store had before its current one, oldest first: a `replace` restore and
     /// the first writing open of a backup copy each retire the id the store had.
     public func identityHistory() throws(TabKeepError) -> [ReplicaID] {

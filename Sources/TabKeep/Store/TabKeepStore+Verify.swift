@@ -52,6 +52,13 @@ extension TabKeepStore {
         func problem(_ text: String) { report.problems.append(text) }
         func name(_ key: DocumentKey) -> String { "document \"\(key.profile)\"/\"\(key.bar)\"" }
 
+        if let schema = try txn.get(meta, key: Records.MetaKey.schema).flatMap(Records.uint64), schema == 1 {
+            problem(
+                "schema 1 (the first release's layout, not yet migrated): open the store for writing once (an app, or tabkeep set) to migrate it to schema 2"
+            )
+            return report
+        }
+
         // meta
         for (name, key) in [
             ("schema", Records.MetaKey.schema), ("replica", Records.MetaKey.replica),
@@ -82,6 +89,8 @@ extension TabKeepStore {
         if let bytes = try txn.get(meta, key: Records.MetaKey.revision), bytes.count != 8 {
             problem("meta: \"revision\" is \(bytes.count) bytes, not 8")
         }
+
+        if changeLog == nil { problem("the \"changes\" database is missing") }
 
         // versions
         var vectors: [ProfileID: VersionVector] = [:]

@@ -33,21 +33,26 @@ public final class TabKeepStore: Sendable {
         public var initialMapSize: Int
         /// How often ``TabKeepStore/changes()`` looks for other processes' commits.
         public var pollInterval: Duration
+        /// Open for reading only (`MDB_RDONLY`): nothing is ever written — not a missing record or
+        /// database, not a migration, not a fresh identity — and every edit throws. For tools that
+        /// inspect a store (show, dump, verify, stat), so they report damage instead of repairing it.
+        public var readOnly: Bool
 
         /// Options with the defaults: `.full`, a 4 MiB map growing to 64 GiB, polling every 250 ms.
         public init(
             durability: Durability = .full, maxMapSize: Int = 64 << 30, initialMapSize: Int = 4 << 20,
-            pollInterval: Duration = .milliseconds(250)
+            pollInterval: Duration = .milliseconds(250), readOnly: Bool = false
         ) {
             self.durability = durability
             self.maxMapSize = maxMapSize
             self.initialMapSize = initialMapSize
             self.pollInterval = pollInterval
+            self.readOnly = readOnly
         }
     }
 
-    /// The LMDB environment underneath, for tools that read raw figures.
-    public let environment: Environment
+    /// The LMDB environment underneath, for this package's tools and tests (not API: apps go through the store).
+    package let environment: Environment
     /// This store's replica id: random, never used by two stores. A `replace` restore or the first
     /// writing open of a backup copy gives the store a fresh one (see ``identityHistory()``).
     public var replicaID: ReplicaID { identity.withLock { $0 } }
@@ -62,7 +67,8 @@ public final class TabKeepStore: Sendable {
     let dots: Database
     let versions: Database
     let catalogsDatabase: Database
-    let changeLog: Database
+    /// Absent only in a store opened read-only that has none (a schema-1 store).
+    let changeLog: Database?
     let groupCommit = GroupCommitQueue()
     /// The registered catalogs, decoded once, for ``layout(_:bar:catalog:)``.
     let registeredCatalogs = RegisteredCatalogCache()
@@ -106,25 +112,41 @@ public final class TabKeepStore: Sendable {
             {
                 try Self.checkSchema(schema)
             }
-            let configuration = Configuration(
+            var configuration = Configuration(
                 databases: Records.all, initialMapSize: options.initialMapSize,
                 maxMapSize: options.maxMapSize,
                 durability: options.durability)
-            environment = try Environment.open(path: path, configuration: configuration)
-            meta = try environment.database(Records.meta)
-            documents = try environment.database(Records.documents)
-            dots = try environment.database(Records.dots)
-            versions = try environment.database(Records.versions)
-            catalogsDatabase = try environment.database(Records.catalogs)
-            changeLog = try environment.database(Records.changes)
+            configuration.readOnly = options.readOnly
+            if options.readOnly && !FileManager.default.fileExists(atPath: path + "/data.mdb") {
+                throw TabKeepError.invalidDirectory(
+                    path: path, reason: "there is no store (no data.mdb) to open read-only")
+            }
+            let environment = try Environment.open(path: path, configuration: configuration)
+            self.environment = environment
+            func required(_ name: String) throws(TabKeepError) -> Database {
+                do {
+                    return try environment.database(name)
+                } catch {
+                    throw .missingDatabase(name)
+                }
+            }
+            meta = try required(Records.meta)
+            documents = try required(Records.documents)
+            dots = try required(Records.dots)
+            versions = try required(Records.versions)
+            catalogsDatabase = try required(Records.catalogs)
+            changeLog = try? environment.database(Records.changes)
         } catch {
             throw TabKeepError.wrap(error)
         }
-        let (replica, created) = try Self.initializeMeta(environment, meta: meta, documents: documents)
+        let (replica, created) = try Self.initializeMeta(
+            environment, meta: meta, documents: documents, readOnly: options.readOnly)
         identity = Mutex(replica)
         createdMilliseconds = created
-        try migrateIfNeeded()
-        try takeFreshIdentityIfCopy()
+        if !options.readOnly {
+            try migrateIfNeeded()
+            try takeFreshIdentityIfCopy()
+        }
     }
 
     deinit {
@@ -141,12 +163,19 @@ public final class TabKeepStore: Sendable {
     }
 
     /// Reads `meta`, writing it first when the store is new.
-    private static func initializeMeta(_ env: Environment, meta: Database, documents: Database)
+    private static func initializeMeta(
+        _ env: Environment, meta: Database, documents: Database, readOnly: Bool
+    )
         throws(TabKeepError)
         -> (ReplicaID, UInt64)
     {
         do {
             if let existing = try env.read({ txn in try readIdentity(txn, meta: meta) }) { return existing }
+            if readOnly {
+                throw TabKeepError.corruptMeta(
+                    "meta holds no schema or replica id (damaged, or not a TabKeep store); opened read-only, nothing was written"
+                )
+            }
             return try env.write { txn in
                 if let existing = try readIdentity(txn, meta: meta) { return existing }
                 let replica = ReplicaID.random()
@@ -241,6 +270,7 @@ public final class TabKeepStore: Sendable {
     func appendToChangeLog(_ txn: borrowing Transaction, _ keys: [DocumentKey]) throws -> ClosedRange<UInt64>?
     {
         guard !keys.isEmpty else { return nil }
+        guard let changeLog else { throw TabKeepError.missingDatabase(Records.changes) }
         var revision = try txn.get(meta, key: Records.MetaKey.revision).flatMap(Records.uint64) ?? 0
         let first = revision + 1
         for key in keys {

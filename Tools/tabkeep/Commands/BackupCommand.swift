@@ -19,7 +19,7 @@ enum BackupCommand {
         positionals: ["STORE", "DEST"], flags: [FlagSpec(name: "compact")], run: run)
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
-        let store = try Stores.existing(arguments.positionals[0])
+        let store = try Stores.readOnly(arguments.positionals[0])
         let destination = arguments.positionals[1]
         try store.backup(to: destination, compact: arguments.has("compact"))
         let size =

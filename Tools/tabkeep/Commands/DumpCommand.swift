@@ -30,7 +30,7 @@ enum DumpCommand {
             profiles = []
             for text in arguments.all("profile") { profiles!.insert(try Values.profile(text)) }
         }
-        let store = try Stores.existing(arguments.positionals[0])
+        let store = try Stores.readOnly(arguments.positionals[0])
         if let path = arguments.value("output") {
             let file = try PrivateFileWriter(path: path)
             let records = try store.dump(profiles: profiles) { try file.write($0) }

@@ -37,7 +37,7 @@ enum ExplainCommand {
         let catalog = try arguments.value("catalog").map { (text) throws(UsageError) in
             try Values.catalog(text)
         }
-        let store = try Stores.existing(arguments.positionals[0])
+        let store = try Stores.readOnly(arguments.positionals[0])
         guard let explanation = try store.explain(profile, bar: bar, catalog: catalog) else {
             throw ToolError(message: try nothingStored(store, profile: profile, bar: bar))
         }

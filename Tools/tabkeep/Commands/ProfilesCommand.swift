@@ -15,7 +15,7 @@ enum ProfilesCommand {
         positionals: ["STORE"], flags: [FlagSpec(name: "json")], run: run)
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
-        let store = try Stores.existing(arguments.positionals[0])
+        let store = try Stores.readOnly(arguments.positionals[0])
         // The store lists only bars that hold something: erased and reset ones are left out.
         let items = try store.profiles().map { ($0, try store.bars(of: $0)) }
         if arguments.has("json") {

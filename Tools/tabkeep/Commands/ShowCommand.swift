@@ -32,7 +32,7 @@ enum ShowCommand {
         }
         let maxVisible = try Values.positiveInt(
             arguments.value("max-visible"), flag: "max-visible", default: 5)
-        let store = try Stores.existing(arguments.positionals[0])
+        let store = try Stores.readOnly(arguments.positionals[0])
         let layout = try store.layout(profile, bar: bar, catalog: catalog)
         if arguments.has("json") {
             print(json(layout, profile: profile, bar: bar, maxVisible: maxVisible))

@@ -19,18 +19,21 @@ enum StatCommand {
         positionals: ["STORE"], flags: [FlagSpec(name: "json")], run: run)
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
-        let store = try Stores.existing(arguments.positionals[0])
+        let store = try Stores.readOnly(arguments.positionals[0])
         let environment = store.environment
         let info = try environment.info()
         var databases: [(String, DatabaseStatistics)] = []
         for name in ["meta", "documents", "dots", "versions", "catalogs", "changes"] {
-            databases.append((name, try environment.statistics(of: try environment.database(name))))
+            // A store of the first release, opened read-only, has no change log yet.
+            guard let database = try? environment.database(name) else { continue }
+            databases.append((name, try environment.statistics(of: database)))
         }
         let profiles = try store.profiles()
         let bars = try profiles.reduce(0) { $0 + (try store.bars(of: $1)).count }
         let documents = databases.first { $0.0 == "documents" }!.1.entries
         let vector = try store.versionVector()
         let history = try store.identityHistory()
+        let schema = try store.storedSchema()
         let entries = databases.reduce(0) { $0 + $1.1.entries }
         let depth = databases.map(\.1.depth).max() ?? 0
         if arguments.has("json") {
@@ -41,7 +44,7 @@ enum StatCommand {
             }
             let versions = vector.replicas.map { "\(Output.json($0.description)):\(vector[$0])" }
             print(
-                "{\"schema\":\(TabKeepStore.schemaVersion),\"replica\":\(Output.json(store.replicaID.description)),"
+                "{\"schema\":\(schema),\"replica\":\(Output.json(store.replicaID.description)),"
                     + "\"pageSize\":\(info.pageSize),\"depth\":\(depth),\"entries\":\(entries),"
                     + "\"mapSize\":\(info.mapSize),\"usedBytes\":\(info.usedBytes),"
                     + "\"profiles\":\(profiles.count),\"bars\":\(bars),\"documents\":\(documents),"
@@ -50,7 +53,9 @@ enum StatCommand {
                     + "\"databases\":{\(perDatabase.joined(separator: ","))}}")
         } else {
             print("store        \(arguments.positionals[0])")
-            print("schema       \(TabKeepStore.schemaVersion)")
+            print(
+                "schema       \(schema)\(schema < TabKeepStore.schemaVersion ? " (migrated to \(TabKeepStore.schemaVersion) on the first open for writing)" : "")"
+            )
             print("replica      \(store.replicaID)")
             print(
                 "was before   \(history.isEmpty ? "none (the id this store was created with)" : history.map(\.description).joined(separator: ", "))"

@@ -19,7 +19,7 @@ enum VerifyCommand {
         positionals: ["STORE"], flags: [], run: run)
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
-        let store = try Stores.existing(arguments.positionals[0])
+        let store = try Stores.readOnly(arguments.positionals[0])
         let report = try store.verify()
         for problem in report.problems { print("problem: \(problem)") }
         if report.isSound {

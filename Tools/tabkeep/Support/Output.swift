@@ -53,6 +53,15 @@ enum Stores {
         return try TabKeepStore(path: path)
     }
 
+    /// Opens an existing store read-only (`MDB_RDONLY`): for commands that only look, so they never
+    /// write — not even to create a missing record, migrate a schema or repair damage.
+    static func readOnly(_ path: String) throws -> TabKeepStore {
+        guard FileManager.default.fileExists(atPath: path + "/data.mdb") else {
+            throw ToolError(message: "no store at \(path)")
+        }
+        return try TabKeepStore(path: path, options: .init(readOnly: true))
+    }
+
     /// Opens the store at `path`, creating it if missing.
     static func creating(_ path: String) throws -> TabKeepStore {
         try TabKeepStore(path: path)
