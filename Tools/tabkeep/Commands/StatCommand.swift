@@ -31,9 +31,10 @@ enum StatCommand {
         let profiles = try store.profiles()
         let bars = try profiles.reduce(0) { $0 + (try store.bars(of: $1)).count }
         let documents = databases.first { $0.0 == "documents" }!.1.entries
-        let vector = try store.versionVector()
         let history = try store.identityHistory()
         let schema = try store.storedSchema()
+        // A first-release store read without migrating keeps one vector in the old layout: not shown.
+        let vector = schema < TabKeepStore.schemaVersion ? VersionVector() : try store.versionVector()
         let entries = databases.reduce(0) { $0 + $1.1.entries }
         let depth = databases.map(\.1.depth).max() ?? 0
         if arguments.has("json") {
