@@ -430,8 +430,8 @@ struct TabBarCoordinatorTests {
         #expect(await eventually { launch.model.tabIDs == order && launch.model.selection == .tab(settings) })
         // Re-applied after the coordinator's own assignment.
         #expect(launch.model.customizableTabIDs == order)
-        try await launch.coordinator.flush()
-        try await Task.sleep(for: .milliseconds(100))  // room for an echo, were there one
+        // The host followed inside the coordinator's refresh, on this actor: any echo it caused was
+        // queued by then, and flush waits until every queued write is committed.
         try await launch.coordinator.flush()
         #expect(try storeA.versionVector()[storeA.replicaID] == writtenByA)  // A wrote nothing back
     }
