@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # The README's second command: installs what is missing, builds, and runs the whole test suite
-# (every test target), the three libFuzzer targets for a bounded count, then a smoke run of the
-# benchmark.
+# (every test target), checks the documentation with DocC, runs the three libFuzzer targets for a
+# bounded count, then a smoke run of the benchmark.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Tools/setup.sh
 swift build --build-tests
 swift test --skip-build
+
+# The documentation of every public target converts with DocC without a warning.
+bash Tools/check-docs.sh
 
 # The decoders under libFuzzer, each for a bounded number of runs from the committed corpus.
 # New inputs go to a scratch directory, never into the corpus. Long runs: see README, "Fuzzing".

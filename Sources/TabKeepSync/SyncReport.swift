@@ -1,6 +1,6 @@
 public import TabKeep
 
-/// What an in-process ``sync(_:_:maxDrift:)`` exchanged and changed.
+/// What an in-process ``sync(_:_:profiles:maxDrift:)`` exchanged and changed.
 public struct SyncReport: Hashable, Sendable {
     /// The documents that changed in the first store.
     public var changedInFirst: [DocumentKey]

@@ -126,7 +126,7 @@ extension TabKeepStore {
         try await groupCommit.submit(request, to: self).get()
     }
 
-    /// Applies one edit through the group-commit writer; see the `async` ``edit(_:bar:catalog:_:)-(_,_,_,[TabBarEdit])``.
+    /// Applies one edit through the group-commit writer; see the `async` `edit(_:bar:catalog:_:)` taking a list of edits.
     public func edit(_ profile: ProfileID, bar: BarID = .main, catalog: Catalog? = nil, _ edit: TabBarEdit)
         async throws(TabKeepError)
     {

@@ -14,7 +14,7 @@ extension TabKeepStore {
         try commit([request])[0].get()
     }
 
-    /// Applies one edit to `profile`'s `bar`; see ``edit(_:bar:catalog:_:)-(_,_,_,[TabBarEdit])``.
+    /// Applies one edit to `profile`'s `bar`; see the `edit(_:bar:catalog:_:)` taking a list of edits.
     public func edit(_ profile: ProfileID, bar: BarID = .main, catalog: Catalog? = nil, _ edit: TabBarEdit)
         throws(TabKeepError)
     {

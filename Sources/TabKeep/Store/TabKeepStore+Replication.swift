@@ -52,7 +52,7 @@ public struct DocumentDelta: Hashable, Sendable {
     }
 }
 
-/// How ``TabKeepStore/importDocuments(mode:catalogs:dryRun:sizeHint:_:)`` treats what the store holds.
+/// How ``TabKeepStore/importDocuments(mode:catalogs:dryRun:sizeHint:maxDrift:_:)`` treats what the store holds.
 public enum ImportMode: String, Hashable, Sendable, CaseIterable {
     /// Empty the store's documents first; the store then holds exactly the imported ones.
     case replace

@@ -374,7 +374,7 @@ public final class TabKeepStore: Sendable {
     // MARK: Reads
 
     /// The layout of `profile`'s `bar` as the user sees it, resolved against `catalog` (or the
-    /// catalog registered for the bar). One LMDB get and a layout-only decode (``LayoutDecoder``,
+    /// catalog registered for the bar). One LMDB get and a layout-only decode (`LayoutDecoder`,
     /// which refuses exactly what the full decoder refuses); the registered catalog is decoded once
     /// and reused while its record's bytes stay the same. A profile never seen has the catalog's
     /// default layout.

@@ -5,7 +5,7 @@ import TabKeepSync
 /// `tabkeep sync`: exchange edits with another store, directly or through a shared folder.
 ///
 /// Both ways go through TabKeepSync (DESIGN.md §6): `--peer` runs its three-message exchange
-/// (`sync(_:_:maxDrift:)`), `--folder` its `FolderTransport`. The tool adds only checks and words.
+/// (`sync(_:_:profiles:maxDrift:)`), `--folder` its `FolderTransport`. The tool adds only checks and words.
 enum SyncCommand {
     static let spec = CommandSpec(
         name: "sync", usage: "STORE (--peer OTHER_STORE | --folder DIR) [--profile P]...",
