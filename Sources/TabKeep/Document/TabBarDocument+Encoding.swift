@@ -264,22 +264,7 @@ extension ByteReader {
                 }
                 return .context(vector, badges: marks)
             case .badgeReset:
-                let count = try signed()
-                let seenCount = try self.count(max: Entry.maxReplicas, "badge reset replica count")
-                guard seenCount > 0 else { throw fail("a badge reset in format 2 must list its totals") }
-                var seen: [ReplicaID: Int64] = [:]
-                var sequences: [ReplicaID: UInt64] = [:]
-                var previous: ReplicaID?
-                for _ in 0..<seenCount {
-                    let replica = ReplicaID(rawValue: try fixed64())
-                    if let previous, !(previous < replica) { throw fail("badge reset replicas not in order") }
-                    previous = replica
-                    seen[replica] = try signed()
-                    let sequence = try varint()
-                    guard sequence > 0 else { throw fail("badge reset with sequence 0") }
-                    sequences[replica] = sequence
-                }
-                return .badgeReset(count: count, seen: seen, sequences: sequences)
+                return try badgeReset(sequenced: true)
             default:
                 throw fail("value tag 2 on an entry that has no second form")
             }
@@ -311,23 +296,36 @@ extension ByteReader {
             default: throw fail("unknown badge text kind")
             }
         case .badgeReset:
-            let count = try signed()
-            let seenCount = try self.count(max: Entry.maxReplicas, "badge reset replica count")
-            var seen: [ReplicaID: Int64] = [:]
-            seen.reserveCapacity(min(seenCount, remaining / 9))
-            var previous: ReplicaID?
-            for _ in 0..<seenCount {
-                let replica = ReplicaID(rawValue: try fixed64())
-                if let previous, !(previous < replica) { throw fail("badge reset replicas not in order") }
-                previous = replica
-                seen[replica] = try signed()
-            }
-            return .badgeReset(count: count, seen: seen)
+            return try badgeReset(sequenced: false)
         case .badgeIncrements:
             return .badgeTotal(try signed())
         case .cleared:
             return .context(try contextVector(), badges: [])
         }
+    }
+
+    /// A badge set: its count and the totals it had seen, each with the sequence that wrote it in
+    /// format 2 (`sequenced`), without in format 1.
+    mutating func badgeReset(sequenced: Bool) throws(DocumentDecodingError) -> Entry.Value {
+        let count = try signed()
+        let seenCount = try self.count(max: Entry.maxReplicas, "badge reset replica count")
+        if sequenced && seenCount == 0 { throw fail("a badge reset in format 2 must list its totals") }
+        var seen: [ReplicaID: Int64] = [:]
+        seen.reserveCapacity(min(seenCount, remaining / 9))
+        var sequences: [ReplicaID: UInt64] = [:]
+        var previous: ReplicaID?
+        for _ in 0..<seenCount {
+            let replica = ReplicaID(rawValue: try fixed64())
+            if let previous, !(previous < replica) { throw fail("badge reset replicas not in order") }
+            previous = replica
+            seen[replica] = try signed()
+            if sequenced {
+                let sequence = try varint()
+                guard sequence > 0 else { throw fail("badge reset with sequence 0") }
+                sequences[replica] = sequence
+            }
+        }
+        return .badgeReset(count: count, seen: seen, sequences: sequences)
     }
 
     mutating func contextVector() throws(DocumentDecodingError) -> VersionVector {
