@@ -80,12 +80,13 @@ public struct SyncSession: Sendable {
 
     /// A message of everything this store has in `scope` past `base`, taken with its vectors in
     /// one snapshot.
+    /// Every profile's section goes in, changed or not, so the receiver knows each vector.
     func deltaMessage(kind: SyncMessage.Kind, after base: [ProfileID: VersionVector], scope: ProfileScope)
         throws(SyncError) -> SyncMessage
     {
         let delta: StoreDelta
         do {
-            delta = try store.delta(after: base, scope: scope)
+            delta = try store.delta(after: base, scope: scope, includeUnchanged: true)
         } catch {
             throw SyncError.wrap(error)
         }

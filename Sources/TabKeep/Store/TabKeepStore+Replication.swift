@@ -75,23 +75,29 @@ public struct ImportReport: Hashable, Sendable {
 }
 
 extension TabKeepStore {
-    /// Everything of the profiles in `scope` that a peer with the per-profile vectors `peer` lacks
-    /// (a profile the peer does not list: everything of it).
+    /// Everything of the profiles in `scope` that a peer with the per-profile vectors `peer` lacks;
+    /// a profile the peer does not list is one it lacks entirely (everything of it is sent).
     ///
     /// Found through `dots`: under each profile, for each replica, the dots past the peer's
     /// sequence point at the documents to send, and each is reduced to the entries the peer lacks.
-    /// Nothing outside `scope` is read.
-    public func delta(after peer: [ProfileID: VersionVector], scope: ProfileScope = .all) throws(TabKeepError)
-        -> StoreDelta
-    {
+    /// A profile whose vector equals the peer's gets no section, unless `includeUnchanged` (a
+    /// folder file, read by replicas that need every vector). Nothing outside `scope` is read.
+    public func delta(
+        after peer: [ProfileID: VersionVector], scope: ProfileScope = .all, includeUnchanged: Bool = false
+    ) throws(TabKeepError) -> StoreDelta {
         do {
             return try environment.read { txn in
                 var rows = 0
                 var sections: [ProfileDelta] = []
-                let vectors = try readVectors(txn, scope)
+                var vectors = try readVectors(txn, scope)
+                // A profile the peer holds and this store lacks: an empty section tells it to send it.
+                for profile in peer.keys where scope.contains(profile) && vectors[profile] == nil {
+                    vectors[profile] = VersionVector()
+                }
                 for profile in vectors.keys.sorted() {
                     let now = vectors[profile]!
                     let base = peer[profile] ?? VersionVector()
+                    if now == base && !includeUnchanged { continue }
                     var bars: Set<BarID> = []
                     for replica in now.replicas where now[replica] > base[replica] {
                         var range = KeyRange.prefix(
@@ -112,10 +118,8 @@ extension TabKeepStore {
                         let part = Self.part(of: document, after: base)
                         if !part.isEmpty { documents.append(DocumentDelta(key: key, document: part)) }
                     }
-                    if !now.isEmpty || peer[profile] != nil {
-                        sections.append(
-                            ProfileDelta(profile: profile, vector: now, base: base, documents: documents))
-                    }
+                    sections.append(
+                        ProfileDelta(profile: profile, vector: now, base: base, documents: documents))
                 }
                 return StoreDelta(profiles: sections, rowsVisited: rows)
             }
@@ -176,7 +180,7 @@ extension TabKeepStore {
                             txn, document.key, incoming: document.document, merged: merged, raising: &raises)
                         changed.append(document.key)
                     }
-                    for peer in section.vector.replicas {
+                    for peer in section.vector.replicas where section.vector[peer] > local[peer] {
                         raises.raise(section.profile, peer, to: section.vector[peer])
                     }
                 }
