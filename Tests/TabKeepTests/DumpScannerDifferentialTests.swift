@@ -1,7 +1,8 @@
 import Foundation
+import TabKeep
 import Testing
 
-@testable import TabKeep
+@testable import TabKeepDump
 
 /// The dump reader reads document lines in the writer's exact shape with a fast scanner and falls
 /// back to the generic JSON parser for anything else. Both paths must agree on every input: the

@@ -1,3 +1,5 @@
+import TabKeep
+
 /// The members of one JSON object of a dump line, read strictly: each required member present with
 /// the right kind, and no member the format does not define.
 struct DumpFields {

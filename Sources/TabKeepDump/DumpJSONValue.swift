@@ -1,3 +1,5 @@
+import TabKeep
+
 /// A parsed JSON value of a dump line. Numbers are integers only: the format has no others.
 enum DumpJSONValue: Hashable, Sendable {
     case object([String: DumpJSONValue])

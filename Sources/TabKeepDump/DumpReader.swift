@@ -1,4 +1,5 @@
 import Foundation
+public import TabKeep
 
 /// Reads a dump strictly, line by line, in flat memory: the header on open, then one record per
 /// ``next()``, and at the end the trailer, whose record count and CRC-32 must match.

@@ -1,3 +1,5 @@
+import TabKeep
+
 /// Reads one entry object of a document line back into an ``Entry``.
 enum DumpEntryReader {
     static func entry(_ value: DumpJSONValue, context: String, line: Int) throws(DumpError) -> Entry {

@@ -1,3 +1,5 @@
+import TabKeep
+
 /// Reads a document line exactly as ``DumpWriter`` writes it — members in their fixed order, no
 /// whitespace, no escapes — straight from the bytes, without the generic JSON tree.
 ///
@@ -187,7 +189,7 @@ struct DumpDocumentScanner {
             }
             var sequences: [ReplicaID: UInt64] = [:]
             if matches(#","sequences":"#) {
-                sequences = try replicaObject().storage
+                sequences = try replicaObject()
                 guard !sequences.isEmpty else { throw Unusual() }
             }
             try expect("}")
@@ -196,7 +198,7 @@ struct DumpDocumentScanner {
             return .badgeTotal(try signed())
         case .cleared:
             let wrapped = matches(#"{"context":"#)
-            let seen = try replicaObject()
+            let seen = VersionVector(try replicaObject())
             guard wrapped else { return .context(seen, badges: []) }
             try expect(#","badges":["#)
             var marks: [BadgeMark] = []
@@ -246,7 +248,7 @@ struct DumpDocumentScanner {
     }
 
     /// An object of replica ids to sequences: a clear's context.
-    private mutating func replicaObject() throws(Unusual) -> VersionVector {
+    private mutating func replicaObject() throws(Unusual) -> [ReplicaID: UInt64] {
         try expect("{")
         var seen: [ReplicaID: UInt64] = [:]
         if !matches("}") {
@@ -259,7 +261,7 @@ struct DumpDocumentScanner {
                 break
             }
         }
-        return VersionVector(seen)
+        return seen
     }
 
     @inline(__always)
