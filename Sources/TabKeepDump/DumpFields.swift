@@ -3,53 +3,57 @@ import TabKeep
 /// The members of one JSON object of a dump line, read strictly: each required member present with
 /// the right kind, and no member the format does not define.
 struct DumpFields {
-    let members: [String: DumpJSONValue]
-    /// Where the object is, for messages ("entry 3", "tab 2 of the catalog").
-    let context: String
+    let object: DumpJSONValue
+    /// Where the object is, for messages ("…, entry 3", "catalog tab 2").
+    let context: DumpContext
     let line: Int
 
-    init(_ value: DumpJSONValue, context: String, line: Int, allowed: Set<String>) throws(DumpError) {
-        guard case .object(let members) = value else {
+    init(_ value: DumpJSONValue, context: DumpContext, line: Int, allowed: [StaticString]) throws(DumpError) {
+        guard value.isObject else {
             throw DumpError(line: line, reason: "\(context) is \(value.kind), not an object")
         }
-        self.members = members
+        self.object = value
         self.context = context
         self.line = line
-        for name in members.keys.sorted() where !allowed.contains(name) {
-            throw error("unknown member \"\(name)\"")
-        }
+        if let first = value.firstUnknownName(allowed: allowed) { throw error("unknown member \"\(first)\"") }
+    }
+
+    /// The member called `name`, if the object has it.
+    func member(_ name: StaticString) -> DumpJSONValue? {
+        object.member(name)
     }
 
     func error(_ reason: String) -> DumpError {
-        DumpError(line: line, reason: context.isEmpty ? reason : "\(context): \(reason)")
+        let place = context.description
+        return DumpError(line: line, reason: place.isEmpty ? reason : "\(place): \(reason)")
     }
 
-    func value(_ name: String) throws(DumpError) -> DumpJSONValue {
-        guard let value = members[name] else { throw error("missing \"\(name)\"") }
+    func value(_ name: StaticString) throws(DumpError) -> DumpJSONValue {
+        guard let value = member(name) else { throw error("missing \"\(name)\"") }
         return value
     }
 
-    func string(_ name: String) throws(DumpError) -> String {
+    func string(_ name: StaticString) throws(DumpError) -> String {
         let value = try value(name)
-        guard case .string(let text) = value else {
+        guard let text = value.string else {
             throw error("\"\(name)\" is \(value.kind), not a string")
         }
         return text
     }
 
-    func bool(_ name: String) throws(DumpError) -> Bool {
+    func bool(_ name: StaticString) throws(DumpError) -> Bool {
         let value = try value(name)
-        guard case .bool(let flag) = value else { throw error("\"\(name)\" is \(value.kind), not a boolean") }
+        guard let flag = value.bool else { throw error("\"\(name)\" is \(value.kind), not a boolean") }
         return flag
     }
 
-    func unsigned(_ name: String) throws(DumpError) -> UInt64 {
-        try Self.unsigned(try value(name), name: name, fields: self)
+    func unsigned(_ name: StaticString) throws(DumpError) -> UInt64 {
+        try Self.unsigned(try value(name), name: "\(name)", fields: self)
     }
 
     static func unsigned(_ value: DumpJSONValue, name: String, fields: DumpFields) throws(DumpError) -> UInt64
     {
-        guard case .integer(let negative, let magnitude) = value else {
+        guard let (negative, magnitude) = value.integer else {
             throw fields.error("\"\(name)\" is \(value.kind), not a number")
         }
         if negative && magnitude != 0 { throw fields.error("\"\(name)\" must not be negative") }
@@ -57,7 +61,7 @@ struct DumpFields {
     }
 
     static func signed(_ value: DumpJSONValue, name: String, fields: DumpFields) throws(DumpError) -> Int64 {
-        guard case .integer(let negative, let magnitude) = value else {
+        guard let (negative, magnitude) = value.integer else {
             throw fields.error("\"\(name)\" is \(value.kind), not a number")
         }
         if negative {
@@ -87,23 +91,108 @@ struct DumpFields {
         return short
     }
 
-    func profile(_ name: String) throws(DumpError) -> ProfileID {
-        try identifier(try string(name)) { (text) throws(IdentifierError) in try ProfileID(text) }
+    func profile(_ name: StaticString) throws(DumpError) -> ProfileID {
+        if let text = plainIdentifier(name, maxBytes: ProfileID.maxBytes) {
+            return ProfileID(unchecked: text)
+        }
+        return try identifier(try string(name)) { (text) throws(IdentifierError) in try ProfileID(text) }
     }
 
-    func bar(_ name: String) throws(DumpError) -> BarID {
-        try identifier(try string(name)) { (text) throws(IdentifierError) in try BarID(text) }
+    func bar(_ name: StaticString) throws(DumpError) -> BarID {
+        if let text = plainIdentifier(name, maxBytes: BarID.maxBytes) { return BarID(unchecked: text) }
+        return try identifier(try string(name)) { (text) throws(IdentifierError) in try BarID(text) }
     }
 
-    func tab(_ name: String) throws(DumpError) -> TabID {
-        try tab(text: try string(name))
+    func tab(_ name: StaticString) throws(DumpError) -> TabID {
+        if let text = plainIdentifier(name, maxBytes: TabID.maxBytes) { return TabID(unchecked: text) }
+        return try tab(text: try string(name))
+    }
+
+    /// The text of member `name` when it is a string without an escape that keeps the identifier
+    /// rules, checked on the line's bytes; nil otherwise, and the checking initializer names the
+    /// problem.
+    private func plainIdentifier(_ name: StaticString, maxBytes: Int) -> String? {
+        guard let value = member(name) else { return nil }
+        let text = value.line.withRawText(at: value.index) { raw -> String? in
+            IdentifierRules.problem(in: raw, maxBytes: maxBytes) == nil ? ByteReader.text(raw) : nil
+        }
+        return text ?? nil
     }
 
     func tab(text: String) throws(DumpError) -> TabID {
         try identifier(text) { (text) throws(IdentifierError) in try TabID(text) }
     }
 
+    /// The replica id in member `name`: 16 lowercase hex digits.
+    func replica(_ name: StaticString) throws(DumpError) -> ReplicaID {
+        if let value = member(name),
+            let replica = value.line.withRawText(at: value.index, Self.replicaHex) ?? nil
+        {
+            return replica
+        }
+        return try replica(text: try string(name))
+    }
+
+    /// The replica id `raw` spells as `ReplicaID(hex:)` reads it, or nil.
+    static func replicaHex(_ raw: UnsafeBufferPointer<UInt8>) -> ReplicaID? {
+        guard raw.count == 16 else { return nil }
+        var value: UInt64 = 0
+        for byte in raw {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = value << 4 | UInt64(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"):
+                value = value << 4 | UInt64(byte - UInt8(ascii: "a") + 10)
+            default: return nil
+            }
+        }
+        return ReplicaID(rawValue: value)
+    }
+
     func replica(text: String) throws(DumpError) -> ReplicaID {
         try identifier(text) { (text) throws(IdentifierError) in try ReplicaID(hex: text) }
+    }
+}
+
+/// Where an object is in a dump line, for messages: its text is made only when a message needs it,
+/// not for every entry read.
+struct DumpContext: ExpressibleByStringLiteral, CustomStringConvertible {
+    /// "header", "catalog tab 2", "document", or a document's `profile "…" bar "…"`.
+    var base: String
+    /// The entry's number (from 1) in a document line, if the object is in an entry.
+    var entry: Int?
+    /// Whether the object is an entry's value.
+    var isValue = false
+    /// The badge's index in a clear's value, if the object is one.
+    var badge: Int?
+
+    init(_ base: String, entry: Int? = nil) {
+        self.base = base
+        self.entry = entry
+    }
+
+    init(stringLiteral base: String) {
+        self.init(base)
+    }
+
+    /// The context of this entry's value.
+    var value: DumpContext {
+        var result = self
+        result.isValue = true
+        return result
+    }
+
+    /// The context of badge `index` of this value.
+    func badge(_ index: Int) -> DumpContext {
+        var result = self
+        result.badge = index
+        return result
+    }
+
+    var description: String {
+        var text = base
+        if let entry { text += ", entry \(entry)" }
+        if isValue { text += " value" }
+        if let badge { text += " badge \(badge)" }
+        return text
     }
 }
