@@ -37,7 +37,8 @@ struct StoreInvariantTests {
         let store = try TabKeepStore(path: directory.sub("store"))
         // A document stamped one step below the end, let in past the clock guard on purpose.
         var device = Replica(
-            id: ReplicaID(rawValue: 0xE2D), clock: HybridLogicalClock(last: Stamp(rawValue: Stamp.last.rawValue - 2)))
+            id: ReplicaID(rawValue: 0xE2D),
+            clock: HybridLogicalClock(last: Stamp(rawValue: Stamp.last.rawValue - 2)))
         var document = TabBarDocument()
         try document.apply(.setHidden(tab("b"), true), catalog: catalog, by: &device)
         _ = try store.importDocuments(mode: .merge, maxDrift: .seconds(9_000_000_000_000_000)) { add in

@@ -105,7 +105,8 @@
             }
             // Suspend in the middle of the stream of edits.
             // A generous bound: on a loaded machine (the whole suite runs in parallel) 64 fsyncs can be slow.
-            #expect(await eventually(timeout: .seconds(100)) { acknowledged.withLock { $0.reduce(0, +) } >= 64 })
+            #expect(
+                await eventually(timeout: .seconds(100)) { acknowledged.withLock { $0.reduce(0, +) } >= 64 })
             await store.suspend()
             let atSuspend = acknowledged.withLock { $0 }
             // Each task has one edit in flight, so the suspend lands in the middle of the stream.
