@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "LMDBKit", targets: ["LMDBKit"]),
         .library(name: "TabKeep", targets: ["TabKeep"]),
         .library(name: "TabKeepSync", targets: ["TabKeepSync"]),
+        .library(name: "TabKeepDump", targets: ["TabKeepDump"]),
         .library(name: "TabKeepUIKit", targets: ["TabKeepUIKit"]),
         .executable(name: "tabkeep", targets: ["tabkeep"]),
         .executable(name: "tabkeep-bench", targets: ["tabkeep-bench"]),
@@ -40,30 +41,31 @@ let package = Package(
         .target(name: "LMDBKit", dependencies: ["CLMDB"], swiftSettings: strict),
         .target(name: "TabKeep", dependencies: ["LMDBKit", "CZlib"], swiftSettings: strict),
         .target(name: "TabKeepSync", dependencies: ["TabKeep", "LMDBKit"], swiftSettings: strict),
+        .target(name: "TabKeepDump", dependencies: ["TabKeep", "LMDBKit"], swiftSettings: strict),
         .target(name: "TabKeepUIKit", dependencies: ["TabKeep"], swiftSettings: strict),
         .executableTarget(
             name: "tabkeep",
-            dependencies: ["TabKeep", "TabKeepSync"],
+            dependencies: ["TabKeep", "TabKeepSync", "TabKeepDump"],
             path: "Tools/tabkeep",
             swiftSettings: strict
         ),
         .executableTarget(
             name: "tabkeep-bench",
-            dependencies: ["TabKeep", "TabKeepSync", "LMDBKit", "CLMDB", "CSQLite"],
+            dependencies: ["TabKeep", "TabKeepSync", "TabKeepDump", "LMDBKit", "CLMDB", "CSQLite"],
             path: "Tools/tabkeep-bench",
             swiftSettings: strict
         ),
         // Test driver for ReliabilityTests (crash, many-process and limit runs); not a product.
         .executableTarget(
             name: "tabkeep-stress",
-            dependencies: ["TabKeep", "TabKeepSync", "LMDBKit"],
+            dependencies: ["TabKeep", "TabKeepSync", "TabKeepDump", "LMDBKit"],
             path: "Tools/tabkeep-stress",
             swiftSettings: strict
         ),
         // Fuzz targets: replays corpus plus mutations normally; libFuzzer entry with -DFUZZING.
         .executableTarget(
             name: "tabkeep-fuzz",
-            dependencies: ["TabKeep", "TabKeepSync"],
+            dependencies: ["TabKeep", "TabKeepSync", "TabKeepDump"],
             path: "Tools/tabkeep-fuzz",
             swiftSettings: strict
         ),
@@ -71,22 +73,25 @@ let package = Package(
         // Test targets that spawn the built tools depend on them, so `swift test` alone builds them.
         .testTarget(
             name: "TabKeepTests",
-            dependencies: ["TabKeep", "LMDBKit", "tabkeep"],
+            dependencies: ["TabKeep", "TabKeepDump", "LMDBKit", "tabkeep"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "TabKeepSyncTests",
-            dependencies: ["TabKeepSync", "TabKeep", "LMDBKit"],
+            dependencies: ["TabKeepSync", "TabKeepDump", "TabKeep", "LMDBKit"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "TabKeepToolTests",
-            dependencies: ["TabKeep", "TabKeepSync", "LMDBKit", "tabkeep"],
+            dependencies: ["TabKeep", "TabKeepSync", "TabKeepDump", "LMDBKit", "tabkeep"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "ReliabilityTests",
-            dependencies: ["TabKeep", "TabKeepSync", "LMDBKit", "tabkeep", "tabkeep-stress", "tabkeep-fuzz"],
+            dependencies: [
+                "TabKeep", "TabKeepSync", "TabKeepDump", "LMDBKit", "tabkeep", "tabkeep-stress",
+                "tabkeep-fuzz",
+            ],
             swiftSettings: strict
         ),
     ],

@@ -1,5 +1,6 @@
 import Foundation
 import TabKeep
+import TabKeepDump
 import TabKeepSync
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import TabKeep
+import TabKeepDump
 
 extension Bench {
     /// dump and restore: profiles per second and peak resident memory at 100k and 1M profiles,

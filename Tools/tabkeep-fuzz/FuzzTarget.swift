@@ -2,6 +2,7 @@
 
 import Foundation
 import TabKeep
+import TabKeepDump
 import TabKeepSync
 
 /// One decoder under fuzzing. Each must refuse bad bytes with an error, never trap, and what it

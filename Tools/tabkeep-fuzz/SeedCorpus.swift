@@ -1,5 +1,6 @@
 import Foundation
 import TabKeep
+import TabKeepDump
 import TabKeepSync
 
 /// Writes the seed corpus (`tabkeep-fuzz make-corpus Tests/Fuzz/Corpus`): real documents, dumps

@@ -1,6 +1,7 @@
 import Foundation
 import LMDBKit
 import TabKeep
+import TabKeepDump
 import TabKeepSync
 
 /// The modes that do one thing and exit: the parent kills them part-way or checks what they say.

@@ -1,7 +1,7 @@
 /// Reads the primitives of the binary formats from a buffer, checking every bound.
 ///
 /// Only used inside `withUnsafeBufferPointer`: the buffer never escapes.
-struct ByteReader {
+package struct ByteReader {
     let buffer: UnsafeBufferPointer<UInt8>
     var offset = 0
     /// Whether values of document format 2 (tag 2) may appear, and whether one did.
@@ -118,7 +118,7 @@ struct ByteReader {
     /// metadata on every call; `String(decoding:as:)` is, and it repairs invalid input, so the
     /// bytes are valid exactly when the repaired string holds them unchanged.
     @inline(__always)
-    static func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+    package static func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
         let text = String(decoding: bytes, as: UTF8.self)
         var ascii = true
         for byte in bytes where byte >= 0x80 {

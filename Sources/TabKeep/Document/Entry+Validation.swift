@@ -91,7 +91,7 @@ extension Entry.Key {
     }
 
     /// The tab the key is about, if any.
-    var tab: TabID? {
+    package var tab: TabID? {
         switch self {
         case .position(let tab), .customizable(let tab), .hidden(let tab), .badgeText(let tab),
             .badgeReset(let tab), .badgeIncrements(let tab, _):

@@ -1,5 +1,5 @@
 /// The shared rules of string identifiers: a UTF-8 length range, no NUL, no control characters.
-enum IdentifierRules {
+package enum IdentifierRules {
     /// Checks `value` and throws an error naming `field` and the rule it broke.
     static func validate(_ value: String, field: String, maxBytes: Int) throws(IdentifierError) {
         var contiguous = value
@@ -11,7 +11,7 @@ enum IdentifierRules {
     }
 
     /// The rule that `bytes` (valid UTF-8) breaks, or nil.
-    static func problem(in bytes: UnsafeBufferPointer<UInt8>, maxBytes: Int) -> String? {
+    package static func problem(in bytes: UnsafeBufferPointer<UInt8>, maxBytes: Int) -> String? {
         if bytes.isEmpty || bytes.count > maxBytes {
             return "must be 1–\(maxBytes) UTF-8 bytes"
         }

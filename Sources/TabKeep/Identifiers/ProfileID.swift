@@ -17,10 +17,10 @@ public struct ProfileID: StringIdentifier {
     }
 
     /// An already validated value (decoding checks the bytes itself).
-    init(unchecked rawValue: String) {
+    package init(unchecked rawValue: String) {
         self.rawValue = rawValue
     }
 
     /// The longest identifier, in UTF-8 bytes.
-    static let maxBytes = 128
+    package static let maxBytes = 128
 }

@@ -1,5 +1,6 @@
 import Foundation
 import TabKeep
+import TabKeepDump
 import TabKeepSync
 
 /// `tabkeep demo`: a one-minute walkthrough of what TabKeep does.

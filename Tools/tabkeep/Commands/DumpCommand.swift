@@ -1,5 +1,6 @@
 import Foundation
 import TabKeep
+import TabKeepDump
 
 /// `tabkeep dump`: the whole store (or some profiles) as JSON Lines.
 enum DumpCommand {

@@ -1,5 +1,6 @@
 import Foundation
 import TabKeep
+import TabKeepDump
 
 /// `tabkeep restore`: a dump back into a store.
 enum RestoreCommand {

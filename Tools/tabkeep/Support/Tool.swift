@@ -1,5 +1,6 @@
 import Foundation
 import TabKeep
+import TabKeepDump
 
 /// The command table and the one place that turns errors into messages and exit codes:
 /// 0 done, 1 failed or problems found, 2 usage.

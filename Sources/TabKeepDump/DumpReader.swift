@@ -1,4 +1,5 @@
 import Foundation
+public import TabKeep
 
 /// Reads a dump strictly, line by line, in flat memory: the header on open, then one record per
 /// ``next()``, and at the end the trailer, whose record count and CRC-32 must match.
@@ -33,9 +34,6 @@ public final class DumpReader {
     private var lastCatalog: BarID?
     private var lastDocument: DocumentKey?
     private var finished = false
-    /// Whether document lines in the writer's exact shape are read by the fast scanner (off only in
-    /// the differential test, which compares both paths on the same input).
-    var scansDocumentLines = true
 
     /// Opens the dump at `path` and reads its header.
     public init(path: String) throws(DumpError) {
@@ -94,11 +92,6 @@ public final class DumpReader {
         if finished { return nil }
         guard let bytes = try readLine() else {
             throw DumpError(line: line + 1, reason: "missing trailer: the dump is truncated")
-        }
-        if scansDocumentLines, DumpDocumentScanner.looksLikeDocument(bytes),
-            let record = scannedDocument(bytes)
-        {
-            return counted(record, line: bytes)
         }
         let value = try parse(bytes)
         let fields = try DumpFields(
@@ -191,7 +184,7 @@ public final class DumpReader {
 
     private func parse(_ bytes: [UInt8]) throws(DumpError) -> DumpJSONValue {
         do {
-            return try DumpJSONParser.parse(bytes)
+            return try DumpJSONLine(bytes).root
         } catch {
             throw DumpError(line: line, reason: "broken JSON at column \(error.column): \(error.reason)")
         }
@@ -203,7 +196,7 @@ public final class DumpReader {
         let value = try parse(bytes)
         let fields = try DumpFields(
             value, context: "header", line: line, allowed: ["format", "version", "schema", "replica", "time"])
-        guard case .string(DumpHeader.formatName)? = fields.members["format"] else {
+        guard fields.member("format")?.string == DumpHeader.formatName else {
             throw DumpError(
                 line: line, reason: "not a tabkeep dump: the header lacks \"format\":\"tabkeep-dump\"")
         }
@@ -234,13 +227,13 @@ public final class DumpReader {
             throw fields.error(
                 lastCatalog == bar ? "duplicate catalog for bar \"\(bar)\"" : "catalogs out of key order")
         }
-        guard case .array(let items) = try fields.value("tabs") else {
+        guard let items = try fields.value("tabs").elements else {
             throw fields.error("\"tabs\" is not an array")
         }
         var tabs: [Catalog.Tab] = []
         for (index, item) in items.enumerated() {
             let tabFields = try DumpFields(
-                item, context: "catalog tab \(index + 1)", line: line,
+                item, context: DumpContext("catalog tab \(index + 1)"), line: line,
                 allowed: ["id", "placement", "customizable", "hidden"])
             let placementName = try tabFields.string("placement")
             guard let placement = Catalog.Placement(rawValue: placementName) else {
@@ -251,12 +244,12 @@ public final class DumpReader {
                     try tabFields.tab("id"), customizable: try tabFields.bool("customizable"),
                     hidden: try tabFields.bool("hidden"), placement: placement))
         }
-        guard case .object(let renameMembers) = try fields.value("renames") else {
+        guard let renameMembers = try fields.value("renames").members else {
             throw fields.error("\"renames\" is not an object")
         }
         var renames: [TabID: TabID] = [:]
         for (old, new) in renameMembers {
-            guard case .string(let newText) = new else {
+            guard let newText = new.string else {
                 throw fields.error("rename of \"\(old)\" is not a string")
             }
             renames[try fields.tab(text: old)] = try fields.tab(text: newText)
@@ -280,18 +273,18 @@ public final class DumpReader {
                 lastDocument == key
                     ? "duplicate document for \(what)" : "documents out of key order at \(what)")
         }
-        switch try fields.value("layout") {
-        case .object, .null: break
-        default: throw fields.error("\"layout\" is neither an object nor null")
+        let layout = try fields.value("layout")
+        guard layout.isObject || layout.isNull else {
+            throw fields.error("\"layout\" is neither an object nor null")
         }
-        guard case .array(let items) = try fields.value("entries") else {
+        guard let items = try fields.value("entries").elements else {
             throw fields.error("\"entries\" is not an array")
         }
         var entries: [Entry] = []
         entries.reserveCapacity(items.count)
         for (index, item) in items.enumerated() {
             entries.append(
-                try DumpEntryReader.entry(item, context: "\(what), entry \(index + 1)", line: line))
+                try DumpEntryReader.entry(item, context: DumpContext(what, entry: index + 1), line: line))
         }
         do {
             let document = try TabBarDocument(entries: entries)
@@ -300,16 +293,6 @@ public final class DumpReader {
         } catch {
             throw fields.error("invalid document for \(what): \(error.reason)")
         }
-    }
-
-    /// The document of a line in the writer's exact shape, read without the JSON tree; nil when
-    /// the line is anything else or has any problem, so the generic path reads it and names it.
-    private func scannedDocument(_ bytes: [UInt8]) -> DumpRecord? {
-        guard let (key, entries) = try? DumpDocumentScanner.scan(bytes) else { return nil }
-        if let lastDocument, !(lastDocument < key) { return nil }
-        guard let document = try? TabBarDocument(entries: entries) else { return nil }
-        lastDocument = key
-        return .document(key: key, document: document)
     }
 
     private func trailer(_ value: DumpJSONValue) throws(DumpError) {

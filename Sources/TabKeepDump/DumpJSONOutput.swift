@@ -1,3 +1,5 @@
+import TabKeep
+
 /// Hand-written JSON for dump lines: fast, and byte-for-byte deterministic.
 struct DumpJSONOutput {
     /// The bytes written so far.

@@ -1,4 +1,5 @@
 import LMDBKit
+public import TabKeep
 
 extension TabKeepStore {
     /// Writes a dump of the store (DESIGN.md §7) to `write`, in chunks of about 64 KiB, from one
@@ -16,12 +17,12 @@ extension TabKeepStore {
         var writer = DumpWriter()
         writer.writeHeader(
             DumpHeader(
-                schema: Records.schemaVersion, replica: replicaID,
+                schema: TabKeepStore.schemaVersion, replica: replicaID,
                 time: DumpHeader.isoTime(milliseconds: milliseconds)))
         let chunk = 64 << 10
         try environment.read { txn in
             var catalogs: [BarID: Catalog] = [:]
-            try txn.forEach(catalogsDatabase) { key, value in
+            try txn.forEach(catalogsHandle) { key, value in
                 let bar = try BarID(String(decoding: key, as: UTF8.self))
                 do throws(DocumentDecodingError) {
                     catalogs[bar] = try Catalog(decoding: value)
@@ -32,7 +33,7 @@ extension TabKeepStore {
                 return true
             }
             if writer.pendingCount >= chunk { try write(writer.takeBytes()) }
-            try txn.forEach(documents) { key, value in
+            try txn.forEach(documentsHandle) { key, value in
                 let documentKey = try DocumentKey(bytes: key)
                 if let profiles, !profiles.contains(documentKey.profile) { return true }
                 let document: TabBarDocument

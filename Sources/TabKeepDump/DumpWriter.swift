@@ -1,3 +1,5 @@
+public import TabKeep
+
 /// Writes the dump format of DESIGN.md §7, one JSON line at a time, by hand: fast, deterministic.
 ///
 /// ```swift

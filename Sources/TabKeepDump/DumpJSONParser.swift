@@ -1,32 +1,14 @@
-/// A parsed JSON value of a dump line. Numbers are integers only: the format has no others.
-enum DumpJSONValue: Hashable, Sendable {
-    case object([String: DumpJSONValue])
-    case array([DumpJSONValue])
-    case string(String)
-    /// An integer: its sign and magnitude, so all of `Int64` and `UInt64` round-trip exactly.
-    case integer(negative: Bool, magnitude: UInt64)
-    case bool(Bool)
-    case null
+import TabKeep
 
-    /// A short name of the kind, for messages.
-    var kind: String {
-        switch self {
-        case .object: "an object"
-        case .array: "an array"
-        case .string: "a string"
-        case .integer: "a number"
-        case .bool: "a boolean"
-        case .null: "null"
-        }
-    }
-}
-
-/// A strict JSON parser for one line: RFC 8259 without fractions or exponents, no duplicate
-/// names in an object, valid UTF-8, nesting at most 32 deep, nothing after the value.
+/// The strict JSON parser of dump lines: RFC 8259 without fractions or exponents, no duplicate
+/// names in an object, valid UTF-8, nesting at most 32 deep, nothing after the value. It fills a
+/// ``DumpJSONLine``'s tokens in one pass.
 struct DumpJSONParser {
     private let bytes: [UInt8]
     private var index = 0
     private var depth = 0
+    private(set) var tokens: [DumpJSONLine.Token] = []
+    private(set) var escapedTexts: [String] = []
 
     /// Why the text is not (acceptable) JSON, with the column it was found at.
     struct Failure: Error {
@@ -34,18 +16,17 @@ struct DumpJSONParser {
         var reason: String
     }
 
-    private init(_ bytes: [UInt8]) {
+    init(_ bytes: [UInt8]) {
         self.bytes = bytes
+        tokens.reserveCapacity(bytes.count / 8)
     }
 
-    /// Parses `bytes`, which must hold exactly one value (whitespace around it allowed).
-    static func parse(_ bytes: [UInt8]) throws(Failure) -> DumpJSONValue {
-        var parser = DumpJSONParser(bytes)
-        parser.skipWhitespace()
-        let value = try parser.value()
-        parser.skipWhitespace()
-        if parser.index < bytes.count { throw parser.failure("unexpected text after the value") }
-        return value
+    /// Parses the line, which must hold exactly one value (whitespace around it allowed).
+    mutating func parseLine() throws(Failure) {
+        skipWhitespace()
+        try value()
+        skipWhitespace()
+        if index < bytes.count { throw failure("unexpected text after the value") }
     }
 
     private func failure(_ reason: String) -> Failure {
@@ -53,29 +34,34 @@ struct DumpJSONParser {
     }
 
     private mutating func skipWhitespace() {
-        while index < bytes.count, [0x20, 0x09, 0x0D, 0x0A].contains(bytes[index]) { index += 1 }
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0D, 0x0A: index += 1
+            default: return
+            }
+        }
     }
 
-    private mutating func value() throws(Failure) -> DumpJSONValue {
+    private mutating func value() throws(Failure) {
         guard index < bytes.count else { throw failure("unexpected end of line") }
         switch bytes[index] {
-        case UInt8(ascii: "{"): return try object()
-        case UInt8(ascii: "["): return try array()
-        case UInt8(ascii: "\""): return .string(try string())
-        case UInt8(ascii: "t"): return try literal("true", .bool(true))
-        case UInt8(ascii: "f"): return try literal("false", .bool(false))
-        case UInt8(ascii: "n"): return try literal("null", .null)
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
+        case UInt8(ascii: "{"): try object()
+        case UInt8(ascii: "["): try array()
+        case UInt8(ascii: "\""): try string()
+        case UInt8(ascii: "t"): try literal("true", .boolTrue)
+        case UInt8(ascii: "f"): try literal("false", .boolFalse)
+        case UInt8(ascii: "n"): try literal("null", .null)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try number()
         default: throw failure("unexpected character")
         }
     }
 
-    private mutating func literal(_ word: String, _ result: DumpJSONValue) throws(Failure) -> DumpJSONValue {
-        let expected = Array(word.utf8)
-        guard bytes.count - index >= expected.count, Array(bytes[index..<index + expected.count]) == expected
+    private mutating func literal(_ word: StaticString, _ kind: DumpJSONLine.Kind) throws(Failure) {
+        let count = word.utf8CodeUnitCount
+        guard bytes.count - index >= count, bytes[index..<index + count].elementsEqual(word.utf8Buffer)
         else { throw failure("unexpected character") }
-        index += expected.count
-        return result
+        index += count
+        tokens.append(DumpJSONLine.Token(kind: kind))
     }
 
     private mutating func enter() throws(Failure) {
@@ -83,32 +69,39 @@ struct DumpJSONParser {
         if depth > 32 { throw failure("nested more than 32 deep") }
     }
 
-    private mutating func object() throws(Failure) -> DumpJSONValue {
+    private mutating func object() throws(Failure) {
         try enter()
         index += 1
-        var members: [String: DumpJSONValue] = [:]
+        let objectToken = tokens.count
+        tokens.append(DumpJSONLine.Token(kind: .object))
+        defer { depth -= 1 }
+        var count = 0
+        var texts: Set<String>?
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
-            depth -= 1
-            return .object(members)
+            tokens[objectToken].end = tokens.count
+            return
         }
         while true {
             skipWhitespace()
             guard index < bytes.count else { throw failure("unexpected end of line in an object") }
             guard bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a member name") }
             let nameColumn = index + 1
-            let name = try string()
+            let nameToken = tokens.count
+            try string()
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
                 throw failure("expected ':'")
             }
             index += 1
             skipWhitespace()
-            let member = try value()
-            if members.updateValue(member, forKey: name) != nil {
-                throw Failure(column: nameColumn, reason: "duplicate member name \"\(name)\"")
+            try value()
+            // Checked after the value, as a dictionary insert would find it.
+            if let duplicate = duplicateName(nameToken, in: objectToken, count: count, texts: &texts) {
+                throw Failure(column: nameColumn, reason: "duplicate member name \"\(duplicate)\"")
             }
+            count += 1
             skipWhitespace()
             guard index < bytes.count else { throw failure("unexpected end of line in an object") }
             if bytes[index] == UInt8(ascii: ",") {
@@ -117,24 +110,73 @@ struct DumpJSONParser {
             }
             guard bytes[index] == UInt8(ascii: "}") else { throw failure("expected ',' or '}'") }
             index += 1
-            depth -= 1
-            return .object(members)
+            tokens[objectToken].end = tokens.count
+            return
         }
     }
 
-    private mutating func array() throws(Failure) -> DumpJSONValue {
+    /// The name at `nameToken` if the object at `objectToken` already has it among its first
+    /// `count` members. Names compare as Swift strings (canonical equivalence), as the dictionary
+    /// of the earlier tree parser did: plain ASCII names of a small object byte by byte, in place;
+    /// any other name, or a larger object, through `texts`, made once.
+    private func duplicateName(
+        _ nameToken: Int, in objectToken: Int, count: Int, texts: inout Set<String>?
+    ) -> String? {
+        let name = tokens[nameToken]
+        if texts == nil {
+            if count < 16 && name.plain {
+                var other = objectToken + 1
+                while other < nameToken {
+                    let seen = tokens[other]
+                    if seen.end - seen.start == name.end - name.start
+                        && bytes[seen.start..<seen.end].elementsEqual(bytes[name.start..<name.end])
+                    {
+                        return text(nameToken)
+                    }
+                    other = next(after: other + 1)
+                }
+                return nil
+            }
+            var seen: Set<String> = []
+            var other = objectToken + 1
+            while other < nameToken {
+                seen.insert(text(other))
+                other = next(after: other + 1)
+            }
+            texts = seen
+        }
+        let text = text(nameToken)
+        return texts!.insert(text).inserted ? nil : text
+    }
+
+    private func next(after index: Int) -> Int {
+        switch tokens[index].kind {
+        case .object, .array: tokens[index].end
+        default: index + 1
+        }
+    }
+
+    private func text(_ token: Int) -> String {
+        let token = tokens[token]
+        if token.escaped { return escapedTexts[Int(token.number)] }
+        return String(decoding: bytes[token.start..<token.end], as: UTF8.self)
+    }
+
+    private mutating func array() throws(Failure) {
         try enter()
         index += 1
-        var elements: [DumpJSONValue] = []
+        let arrayToken = tokens.count
+        tokens.append(DumpJSONLine.Token(kind: .array))
+        defer { depth -= 1 }
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
             index += 1
-            depth -= 1
-            return .array(elements)
+            tokens[arrayToken].end = tokens.count
+            return
         }
         while true {
             skipWhitespace()
-            elements.append(try value())
+            try value()
             skipWhitespace()
             guard index < bytes.count else { throw failure("unexpected end of line in an array") }
             if bytes[index] == UInt8(ascii: ",") {
@@ -143,12 +185,12 @@ struct DumpJSONParser {
             }
             guard bytes[index] == UInt8(ascii: "]") else { throw failure("expected ',' or ']'") }
             index += 1
-            depth -= 1
-            return .array(elements)
+            tokens[arrayToken].end = tokens.count
+            return
         }
     }
 
-    private mutating func number() throws(Failure) -> DumpJSONValue {
+    private mutating func number() throws(Failure) {
         var negative = false
         if bytes[index] == UInt8(ascii: "-") {
             negative = true
@@ -156,7 +198,7 @@ struct DumpJSONParser {
         }
         let start = index
         var magnitude: UInt64 = 0
-        while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) {
+        while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
             let (times, overflow1) = magnitude.multipliedReportingOverflow(by: 10)
             let (sum, overflow2) = times.addingReportingOverflow(UInt64(bytes[index] - UInt8(ascii: "0")))
             if overflow1 || overflow2 { throw failure("number out of range") }
@@ -168,30 +210,40 @@ struct DumpJSONParser {
             throw failure("number with a leading zero")
         }
         if index < bytes.count,
-            [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[index])
+            bytes[index] == UInt8(ascii: ".") || bytes[index] == UInt8(ascii: "e")
+                || bytes[index] == UInt8(ascii: "E")
         {
             throw failure("only integers are allowed")
         }
-        return .integer(negative: negative, magnitude: magnitude)
+        tokens.append(DumpJSONLine.Token(kind: .integer, negative: negative, number: magnitude))
     }
 
-    private mutating func string() throws(Failure) -> String {
+    private mutating func string() throws(Failure) {
         index += 1
-        // Most strings hold no escape: make them straight from the line, with no scratch array.
-        var end = index
-        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"),
-            bytes[end] >= 0x20
-        {
-            end += 1
+        // Most strings hold no escape: they stay in the line, checked here and read when needed.
+        // The scan runs over the buffer: this loop is the parser's hottest (profiled on restore).
+        let (end, ascii) = bytes.withUnsafeBufferPointer { buffer -> (Int, Bool) in
+            var end = index
+            var ascii = true
+            while end < buffer.count {
+                let byte = buffer[end]
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+                if byte >= 0x80 { ascii = false }
+                end += 1
+            }
+            return (end, ascii)
         }
         if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
             let start = index
-            let text = bytes.withUnsafeBufferPointer {
-                ByteReader.text(UnsafeBufferPointer(rebasing: $0[start..<end]))
+            if !ascii {
+                let valid = bytes.withUnsafeBufferPointer {
+                    ByteReader.text(UnsafeBufferPointer(rebasing: $0[start..<end])) != nil
+                }
+                guard valid else { throw failure("string is not valid UTF-8") }
             }
-            guard let text else { throw failure("string is not valid UTF-8") }
+            tokens.append(DumpJSONLine.Token(kind: .string, plain: ascii, start: start, end: end))
             index = end + 1
-            return text
+            return
         }
         var scalars: [UInt8] = []
         while true {
@@ -203,7 +255,10 @@ struct DumpJSONParser {
                 guard let text = scalars.withUnsafeBufferPointer({ ByteReader.text($0) }) else {
                     throw failure("string is not valid UTF-8")
                 }
-                return text
+                tokens.append(
+                    DumpJSONLine.Token(kind: .string, escaped: true, number: UInt64(escapedTexts.count)))
+                escapedTexts.append(text)
+                return
             case UInt8(ascii: "\\"):
                 index += 1
                 guard index < bytes.count else { throw failure("unterminated string") }
@@ -261,5 +316,12 @@ struct DumpJSONParser {
         case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
         default: nil
         }
+    }
+}
+
+extension StaticString {
+    /// The UTF-8 bytes, as a collection.
+    var utf8Buffer: UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: utf8Start, count: utf8CodeUnitCount)
     }
 }

@@ -1,3 +1,5 @@
+public import TabKeep
+
 /// The first line of a dump: what it is and where it came from.
 ///
 /// ```swift
