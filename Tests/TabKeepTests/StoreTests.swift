@@ -152,10 +152,11 @@ struct StoreTests {
             commits = store.environment.lastTransactionID - before
         }
         let edits = 16 * 101
+        // How they batched depends on the machine's load: reported, not asserted (see
+        // GroupCommitTests for the deterministic case).
         print(
             "group commit: \(edits) edits in \(commits) commits, \(String(format: "%.1f", Double(edits) / Double(commits))) edits per commit"
         )
-        #expect(commits < edits)
         let store = try TabKeepStore(path: path)
         for task in 0..<16 {
             let layout = try store.layout(profile("task\(task)"))

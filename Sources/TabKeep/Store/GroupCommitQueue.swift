@@ -85,6 +85,9 @@ extension GroupCommitQueue {
         }
     }
 
+    /// How many edits wait for ``resume(_:)``.
+    var heldCount: Int { state.withLock { $0.held.count } }
+
     /// Hands the held edits to the writer, in the order they were submitted, and wakes
     /// ``untilResumed()``.
     func resume(_ store: TabKeepStore) {
