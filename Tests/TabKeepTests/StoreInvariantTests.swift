@@ -51,4 +51,26 @@ struct StoreInvariantTests {
         #expect(try store.document(user) == before)
         #expect("\(TabKeepError.clockExhausted)".contains("highest stamp"))
     }
+
+    @Test func aHandleThatMissedAFreshIdentityWritesUnderTheNewOne() throws {
+        let path = directory.sub("shared")
+        let first = try TabKeepStore(path: path)
+        let second = try TabKeepStore(path: path)  // another handle, as another process would have
+        try first.edit(user, catalog: catalog, .addToBadge(tab("a"), 1))
+        let old = first.replicaID
+        #expect(second.replicaID == old)
+        _ = try first.importDocuments(mode: .replace) { add in
+            try add(DocumentKey(profile: user, bar: .main), try first.document(user) ?? TabBarDocument())
+        }
+        let fresh = first.replicaID
+        #expect(fresh != old)
+        // The second handle still remembers the old id; its next edit must not write under it.
+        try second.edit(user, catalog: catalog, .addToBadge(tab("a"), 1))
+        #expect(second.replicaID == fresh)
+        let dots = try #require(try second.document(user)).dots
+        #expect(dots.contains { $0.replica == fresh })
+        #expect(try second.identityHistory() == [old])
+        #expect(try second.verify().problems == [])
+        #expect(try second.layout(user, catalog: catalog).badges[tab("a")] == 2)
+    }
 }

@@ -36,7 +36,10 @@ extension TabKeepStore {
     /// Gives the store a fresh replica id inside `txn`, keeping the old one in the history. Its
     /// entries keep their dots: the old id becomes one more replica in the store's vectors.
     func takeFreshIdentity(_ txn: borrowing Transaction) throws -> ReplicaID {
-        let old = replicaID
+        let old =
+            try txn.get(meta, key: Records.MetaKey.replica).flatMap(Records.uint64).map(
+                ReplicaID.init(rawValue:))
+            ?? replicaID
         var fresh = ReplicaID.random()
         let history = try readIdentities(txn)
         while fresh == old || history.contains(fresh) { fresh = .random() }

@@ -76,8 +76,9 @@ extension TabKeepStore {
                 problem("meta: schema \(value), not \(Records.schemaVersion)")
             }
             if name == "replica" && value == 0 { problem("meta: replica id is 0") }
+            // Another process may have given the store a fresh id (a replace restore): not damage.
             if name == "replica" && value != 0 && value != replicaID.rawValue {
-                problem("meta: replica id \(ReplicaID(rawValue: value)) is not the open store's \(replicaID)")
+                identity.withLock { $0 = ReplicaID(rawValue: value) }
             }
         }
         if try txn.get(meta, key: Records.MetaKey.sequence) != nil {

@@ -212,7 +212,16 @@ public final class TabKeepStore: Sendable {
         guard let clock = try txn.get(meta, key: Records.MetaKey.clock).flatMap(Records.uint64) else {
             throw TabKeepError.corruptMeta("clock missing or malformed")
         }
-        return Writer(id: replicaID, clock: HybridLogicalClock(last: Stamp(rawValue: clock)))
+        // The id as committed, not as this process last saw it: another process may have restored a
+        // dump (replace) and taken a fresh id since, and writing under the retired one would reuse
+        // sequences its peers already hold.
+        guard let raw = try txn.get(meta, key: Records.MetaKey.replica).flatMap(Records.uint64), raw != 0
+        else {
+            throw TabKeepError.corruptMeta("replica id missing or malformed")
+        }
+        let id = ReplicaID(rawValue: raw)
+        if id != replicaID { identity.withLock { $0 = id } }
+        return Writer(id: id, clock: HybridLogicalClock(last: Stamp(rawValue: clock)))
     }
 
     /// The replica that writes `profile`'s entries: the shared clock and the profile's next sequence.
