@@ -174,7 +174,7 @@ struct ExplainCommandTests {
         #expect(row("settings").contains("moved by this device, "))
         #expect(row("library").contains("moved by \(tabletID.prefix(8)), "))
         #expect(row("messages (was chat)").contains("catalog default"))
-        #expect(row("wallet").contains("catalog default, after library"))
+        #expect(row("wallet").contains("catalog default, in its slot after library's"))
         #expect(row("search").hasPrefix("  -") && row("search").contains("yes, set by this device, "))
         #expect(lines.contains { $0.hasPrefix("selected: messages, by \(tabletID.prefix(8)), ") })
         #expect(lines.contains { $0.hasPrefix("  inbox: 15 = set to 10 by ") })

@@ -94,11 +94,11 @@ struct ExplainTable {
         case .fixed(let index):
             return "fixed (catalog slot \(index + 1))"
         case .catalogDefault(let after):
-            return "catalog default, " + (after.map { "after \($0)" } ?? "first")
+            return "catalog default, " + (after.map { "in its slot after \($0)'s" } ?? "in the first slot")
         case .moved(let provenance, let slot):
             var text = "moved " + by(provenance)
             if let slot {
-                text += ", into the gap " + (slot.after.map { "after \($0)" } ?? "before the first")
+                text += ", to " + (slot.after.map { "after \($0)'s slot" } ?? "the front")
             }
             return text
         case .pinned(let provenance):
