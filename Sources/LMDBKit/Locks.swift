@@ -22,13 +22,26 @@ final class WriterLock: @unchecked Sendable {
     func unlock() { precondition(pthread_mutex_unlock(mutex) == 0, "pthread_mutex_unlock failed") }
 }
 
-/// A pthread read-write lock: every transaction holds it shared; a map resize holds it exclusive,
-/// because `mdb_env_set_mapsize` may only run while no transaction of this process is active.
+/// A pthread read-write lock, optionally preferring the exclusive side where the platform lets us
+/// choose (glibc).
 // @unchecked: owns a pthread rwlock, used only through its methods
-final class MapLock: @unchecked Sendable {
+class ReadWriteLock: @unchecked Sendable {
     private let rwlock = UnsafeMutablePointer<pthread_rwlock_t>.allocate(capacity: 1)
 
-    init() { precondition(pthread_rwlock_init(rwlock, nil) == 0, "pthread_rwlock_init failed") }
+    init(preferringExclusive: Bool) {
+        #if canImport(Glibc)
+            if preferringExclusive {
+                var attributes = pthread_rwlockattr_t()
+                precondition(pthread_rwlockattr_init(&attributes) == 0, "pthread_rwlockattr_init failed")
+                pthread_rwlockattr_setkind_np(
+                    &attributes, Int32(PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP))
+                precondition(pthread_rwlock_init(rwlock, &attributes) == 0, "pthread_rwlock_init failed")
+                pthread_rwlockattr_destroy(&attributes)
+                return
+            }
+        #endif
+        precondition(pthread_rwlock_init(rwlock, nil) == 0, "pthread_rwlock_init failed")
+    }
 
     deinit {
         pthread_rwlock_destroy(rwlock)
@@ -38,6 +51,12 @@ final class MapLock: @unchecked Sendable {
     func lockShared() { precondition(pthread_rwlock_rdlock(rwlock) == 0, "pthread_rwlock_rdlock failed") }
     func lockExclusive() { precondition(pthread_rwlock_wrlock(rwlock) == 0, "pthread_rwlock_wrlock failed") }
     func unlock() { precondition(pthread_rwlock_unlock(rwlock) == 0, "pthread_rwlock_unlock failed") }
+}
+
+/// Every transaction holds it shared; a map resize holds it exclusive, because
+/// `mdb_env_set_mapsize` may only run while no transaction of this process is active.
+final class MapLock: ReadWriteLock, @unchecked Sendable {
+    init() { super.init(preferringExclusive: false) }
 }
 
 /// Per-thread transaction depth for one environment, so that a write started inside another
@@ -64,28 +83,6 @@ final class ThreadDepth: @unchecked Sendable {
 /// shared, ``Environment/suspend()`` and ``Environment/close()`` exclusive. It prefers the
 /// exclusive side where the platform lets us choose (glibc), so a steady stream of reads cannot
 /// keep a suspend waiting; no thread ever takes it twice, so that preference cannot deadlock.
-// @unchecked: owns a pthread rwlock, used only through its methods
-final class OpenGate: @unchecked Sendable {
-    private let rwlock = UnsafeMutablePointer<pthread_rwlock_t>.allocate(capacity: 1)
-
-    init() {
-        #if canImport(Glibc)
-            var attributes = pthread_rwlockattr_t()
-            precondition(pthread_rwlockattr_init(&attributes) == 0, "pthread_rwlockattr_init failed")
-            pthread_rwlockattr_setkind_np(&attributes, Int32(PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP))
-            precondition(pthread_rwlock_init(rwlock, &attributes) == 0, "pthread_rwlock_init failed")
-            pthread_rwlockattr_destroy(&attributes)
-        #else
-            precondition(pthread_rwlock_init(rwlock, nil) == 0, "pthread_rwlock_init failed")
-        #endif
-    }
-
-    deinit {
-        pthread_rwlock_destroy(rwlock)
-        rwlock.deallocate()
-    }
-
-    func lockShared() { precondition(pthread_rwlock_rdlock(rwlock) == 0, "pthread_rwlock_rdlock failed") }
-    func lockExclusive() { precondition(pthread_rwlock_wrlock(rwlock) == 0, "pthread_rwlock_wrlock failed") }
-    func unlock() { precondition(pthread_rwlock_unlock(rwlock) == 0, "pthread_rwlock_unlock failed") }
+final class OpenGate: ReadWriteLock, @unchecked Sendable {
+    init() { super.init(preferringExclusive: true) }
 }
