@@ -313,7 +313,9 @@ func positionEntries(_ store: TabKeepStore, _ who: ProfileID) throws -> [TabID: 
         if let text = ProcessInfo.processInfo.environment["TABKEEP_MODEL_SEED"], let seed = Int(text) {
             return [seed]
         }
-        return Array(0..<1_000)
+        // `TABKEEP_MODEL_SEEDS=N` runs N seeds instead of the default run's, for a longer search.
+        let count = ProcessInfo.processInfo.environment["TABKEEP_MODEL_SEEDS"].flatMap(Int.init) ?? 1_000
+        return Array(0..<count)
     }()
 
     @Test(arguments: seeds)

@@ -105,7 +105,9 @@ extension ModelScenario {
         if let text = ProcessInfo.processInfo.environment["TABKEEP_LIFECYCLE_SEED"], let seed = Int(text) {
             return [seed]
         }
-        return Array(0..<300)
+        // `TABKEEP_LIFECYCLE_SEEDS=N` runs N seeds instead of the default run's, for a longer search.
+        let count = ProcessInfo.processInfo.environment["TABKEEP_LIFECYCLE_SEEDS"].flatMap(Int.init) ?? 300
+        return Array(0..<count)
     }()
 
     @Test(arguments: seeds)

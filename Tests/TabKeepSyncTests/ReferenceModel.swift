@@ -177,7 +177,10 @@ struct ReferenceModel {
     /// - tabs that never moved (or whose moves were cleared) keep the catalog's order;
     /// - a move made on a device whose catalog had a tab this one lacks is not checked here (the tab
     ///   it was placed after may not exist); LostEditTests checks that case exactly; a guest merge's
-    ///   copied moves are checked only as winners of their tab, not against their old neighbours.
+    ///   copied moves are checked only as winners of their tab, not against their old neighbours;
+    /// - a move made on a device with another catalog is checked against the neighbour it follows
+    ///   only: its device may have shown the next one by fallback (placed after a tab that device
+    ///   lacks), and where that tab exists the two stand in different gaps.
     func orderProblems(
         _ order: [TabID], _ profile: ProfileID, catalog: Catalog, variant: Int, catalogs: [Catalog],
         in known: Set<Int>
@@ -196,7 +199,8 @@ struct ReferenceModel {
             guard case .move(_, let after, let before, let copied) = move.change, !copied,
                 Set(catalogs[move.catalog].tabs.map(\.id)).isSubset(of: ids)
             else { continue }
-            for (neighbour, shouldBeBefore) in [(after, true), (before, false)] {
+            let sameCatalog = move.catalog == variant
+            for (neighbour, shouldBeBefore) in [(after, true), (sameCatalog ? before : nil, false)] {
                 guard let neighbour, let other = index[neighbour] else { continue }
                 // The neighbour must stand where the mover saw it.
                 guard

@@ -108,12 +108,15 @@ struct EditPlan {
             if order[index] != id { throw EditError(.fixedTab(id)) }
         }
         if order == bar.shown { return }
-        place(slotted(order), moving: [])
+        // Only shown tabs take part: a hidden tab was not touched by the user, so it keeps its place
+        // and gets no entry, wherever the shown tabs around it go.
+        place(order.filter { bar.catalog.tab($0)?.placement != .fixed }, moving: [])
     }
 
-    /// Gives new places to as few tabs as it can so that the movable order becomes `order`: the tabs
-    /// of `moving`, and those outside a longest run of the others that already stands in order.
-    /// Every other tab keeps its place, and no entry is written for it.
+    /// Gives new places to as few tabs as it can so that the tabs of `order` (movable tabs, hidden
+    /// ones left out or not) stand in that order: the tabs of `moving`, and those outside a longest
+    /// run of the others that already stands in order. Every other tab keeps its place, and no entry
+    /// is written for it.
     mutating func place(_ order: [TabID], moving: Set<TabID>) {
         var itemOf: [TabID: OrderItem] = [:]
         for (id, item) in zip(bar.movableOrder, bar.items) { itemOf[id] = item }
@@ -146,13 +149,20 @@ struct EditPlan {
                 respace(order)
                 return
             }
-            // The first tab after the run that stays unmoved: where a catalog lacks the gap's slot.
+            // The run takes the anchors of the tab it follows when that one has a place, so the two
+            // resolve into the same gap in every catalog, also where this one shows them by fallback.
+            // Else: the gap's slot, and the first tab after the run that stays unmoved (where a
+            // catalog lacks the slot).
+            var slot = gap == 0 ? nil : bar.slots[gap - 1]
             var next: TabID?
-            for later in end..<order.count where kept[later] && itemOf[order[later]]?.key == nil {
-                next = order[later]
-                break
+            if let anchor = before?.place {
+                (slot, next) = (anchor.after, anchor.next)
+            } else {
+                for later in end..<order.count where kept[later] && itemOf[order[later]]?.key == nil {
+                    next = order[later]
+                    break
+                }
             }
-            let slot = gap == 0 ? nil : bar.slots[gap - 1]
             for (offset, key) in keys.enumerated() {
                 placed.append((order[index + offset], TabPlace(after: slot, next: next, key: key)))
             }
@@ -178,13 +188,6 @@ struct EditPlan {
             result.insert(tab.id, at: min(index, result.count))
         }
         return result
-    }
-
-    /// The movable order (hidden tabs included) with the shown slots refilled from `shownOrder`.
-    func slotted(_ shownOrder: [TabID]) -> [TabID] {
-        var replacements = shownOrder.filter { bar.catalog.tab($0)?.placement != .fixed }.makeIterator()
-        let hidden = Set(bar.hiddenTabs)
-        return bar.movableOrder.map { hidden.contains($0) ? $0 : replacements.next()! }
     }
 
     /// Indices of a longest strictly increasing subsequence of resolved places, ties broken by tab

@@ -195,17 +195,19 @@ struct ResolvedBar {
         slotOfTab.reserveCapacity(movable.count)
         for (slot, catalogIndex) in movable.enumerated() { slotOfTab[tabs[catalogIndex].id] = slot }
         func slot(_ tab: TabID?) -> Int? { tab.flatMap { slotOfTab[catalog.current($0)] } }
-        var gaps = [[(key: [UInt8], index: Int)]](repeating: [], count: movable.count + 1)
+        var gaps = [[(key: [UInt8], index: Int, place: TabPlace?)]](repeating: [], count: movable.count + 1)
         var moved = [Bool](repeating: false, count: movable.count)
         for (slotIndex, catalogIndex) in movable.enumerated() {
             let gap: Int
             let key: [UInt8]
+            var recorded: TabPlace?
             switch states[catalogIndex].position {
             case nil:
                 continue
             case .legacy(let legacy):
                 (gap, key) = (0, legacy)
             case .place(let place):
+                recorded = place
                 if place.after == nil {
                     gap = 0
                 } else if let after = slot(place.after) {
@@ -221,7 +223,7 @@ struct ResolvedBar {
                 key = place.key
             }
             moved[slotIndex] = true
-            gaps[gap].append((key, catalogIndex))
+            gaps[gap].append((key, catalogIndex, recorded))
         }
         var order: [Int] = []
         order.reserveCapacity(movable.count)
@@ -234,7 +236,7 @@ struct ResolvedBar {
             }
             for member in gaps[gap] {
                 order.append(member.index)
-                items.append(OrderItem(gap: gap, key: member.key))
+                items.append(OrderItem(gap: gap, key: member.key, place: member.place))
             }
         }
         emit(gap: 0)
@@ -355,6 +357,8 @@ enum StoredPosition: Equatable {
 struct OrderItem: Equatable {
     var gap: Int
     var key: [UInt8]?
+    /// The place as stored, for a moved tab (nil for an unmoved one or a first-format key).
+    var place: TabPlace? = nil
 
     /// Whether `self` comes before `other` in the resolved order (ties broken by tab id outside).
     func precedes(_ other: OrderItem) -> Bool? {

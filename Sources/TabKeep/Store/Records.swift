@@ -78,29 +78,6 @@ enum Records {
         return (profile, ReplicaID(rawValue: replica))
     }
 
-    /// A version vector as bytes: count (8 BE), then (replica, sequence) pairs in replica order.
-    static func encode(_ vector: VersionVector) -> [UInt8] {
-        var bytes = bigEndian(UInt64(vector.replicas.count))
-        for replica in vector.replicas { bytes += bigEndian(replica.rawValue) + bigEndian(vector[replica]) }
-        return bytes
-    }
-
-    static func decodeVector(_ bytes: some Collection<UInt8>) -> VersionVector? {
-        let bytes = Array(bytes)
-        guard bytes.count >= 8, let count = uint64(bytes[0..<8]), bytes.count == 8 + Int(count) * 16 else {
-            return nil
-        }
-        var vector = VersionVector()
-        for index in 0..<Int(count) {
-            let start = 8 + index * 16
-            guard let replica = uint64(bytes[start..<(start + 8)]),
-                let sequence = uint64(bytes[(start + 8)..<(start + 16)])
-            else { return nil }
-            vector[ReplicaID(rawValue: replica)] = sequence
-        }
-        return vector
-    }
-
     /// The most change-log records kept; older ones are dropped as new ones come.
     static let changeLogLimit: UInt64 = 100_000
 }
