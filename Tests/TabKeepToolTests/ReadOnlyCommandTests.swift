@@ -5,6 +5,14 @@ import Testing
 /// Read-only work never writes: the commands that only look open the store `MDB_RDONLY`, so a
 /// healthy store, a store whose `meta` is gone and a store missing a database all keep their
 /// `data.mdb` byte for byte, and damage is reported, never repaired.
+///
+/// `lock.mdb` is not LMDB's data but its shared lock table, which every process that opens the
+/// environment updates, reader or writer alike: the first opener re-initializes its mutexes and
+/// reader count, a reader takes a slot for each transaction (writing its process, thread and
+/// snapshot) and frees it when done, keeping its thread id, and a backup takes the writer mutex to
+/// read the meta pages. What a writer, and only a writer, changes there is the last committed
+/// transaction id. So from `lock.mdb` the test compares its size, its magic and format, and that
+/// id, and checks that the command left no reader slot taken.
 @Suite("Read-only commands never write")
 struct ReadOnlyCommandTests {
     /// The read-only commands, each given a store path.
@@ -19,17 +27,56 @@ struct ReadOnlyCommandTests {
 
     struct Files: Equatable {
         var data: Data
-        var lockSize: Int
+        var lock: LockTable
         var modified: Date
         var names: [String]
     }
 
+    /// What a writer changes in `lock.mdb`, read with liblmdb's layout on glibc (`MDB_txninfo`): a
+    /// header of two 64-byte-aligned parts, the first holding magic and format (4 bytes each), the
+    /// reader mutex, the last committed transaction id (8) and the reader count (4), the second
+    /// the writer mutex; then 64-byte reader slots of snapshot (8 bytes), process id (4, padded to
+    /// 8) and thread id (8).
+    struct LockTable: Equatable {
+        var size: Int
+        var magicAndFormat: [UInt8]
+        var lastTransaction: [UInt8]
+
+        /// Reads `bytes` and returns the table with whether any reader slot is still taken.
+        static func read(_ bytes: [UInt8]) -> (table: LockTable, taken: Bool) {
+            #if os(Linux)
+                let mutex = MemoryLayout<pthread_mutex_t>.size
+                func aligned(_ size: Int) -> Int { (size + 63) / 64 * 64 }
+                let transaction = 8 + mutex
+                let count = transaction + 8
+                let slots = aligned(count + 4) + aligned(mutex)
+                guard bytes.count >= slots else {
+                    return (LockTable(size: bytes.count, magicAndFormat: bytes, lastTransaction: []), false)
+                }
+                let readers = bytes[count..<count + 4].reversed().reduce(0) { $0 << 8 | Int($1) }
+                let taken = (0..<readers).contains { slot in
+                    let process = slots + slot * 64 + 8
+                    return process + 4 <= bytes.count && bytes[process..<process + 4].contains { $0 != 0 }
+                }
+                let table = LockTable(
+                    size: bytes.count, magicAndFormat: Array(bytes[0..<8]),
+                    lastTransaction: Array(bytes[transaction..<transaction + 8]))
+                return (table, taken)
+            #else
+                // Apple platforms build liblmdb with POSIX semaphores, so the layout above does not
+                // hold there: only the size is compared.
+                return (LockTable(size: bytes.count, magicAndFormat: [], lastTransaction: []), false)
+            #endif
+        }
+    }
+
     func files(_ store: String) throws -> Files {
         let attributes = try FileManager.default.attributesOfItem(atPath: store + "/data.mdb")
-        let lock = try FileManager.default.attributesOfItem(atPath: store + "/lock.mdb")
+        let lock = LockTable.read(Array(try Data(contentsOf: URL(fileURLWithPath: store + "/lock.mdb"))))
+        #expect(!lock.taken, "a reader slot in \(store)/lock.mdb is still taken")
         return Files(
             data: try Data(contentsOf: URL(fileURLWithPath: store + "/data.mdb")),
-            lockSize: (lock[.size] as? Int) ?? -1, modified: attributes[.modificationDate] as! Date,
+            lock: lock.table, modified: attributes[.modificationDate] as! Date,
             names: try FileManager.default.contentsOfDirectory(atPath: store).sorted())
     }
 
