@@ -27,6 +27,8 @@ public final class DumpReader {
 
     private let descriptor: Int32
     private var buffer: [UInt8] = []
+    /// Where `fill()` reads to; allocated once the file is open, freed by `deinit`.
+    private let scratch: UnsafeMutableBufferPointer<UInt8>
     private var start = 0
     private var endOfFile = false
     private var checksum = CRC32()
@@ -42,6 +44,7 @@ public final class DumpReader {
             throw DumpError(line: 0, reason: "cannot open \(path): \(String(cString: strerror(errno)))")
         }
         self.descriptor = descriptor
+        scratch = .allocate(capacity: 1 << 16)
         guard let first = try readLine() else {
             throw DumpError(line: 1, reason: "the file is empty; expected a tabkeep-dump header")
         }
@@ -52,6 +55,7 @@ public final class DumpReader {
 
     deinit {
         close(descriptor)
+        scratch.deallocate()
     }
 
     /// Reads the whole dump at `path`, checking every line, the record count and the CRC, and
@@ -165,19 +169,18 @@ public final class DumpReader {
         }
     }
 
+    /// Reads the next chunk of the file onto the end of `buffer`, through `scratch`: appending a
+    /// buffer is one copy, where growing `buffer` by a sequence of zeros first went element by
+    /// element in unoptimized builds (most of the test suite's restore time).
     private func fill() throws(DumpError) {
-        let chunk = 1 << 16
-        let old = buffer.count
-        buffer.append(contentsOf: repeatElement(0, count: chunk))
         var count = 0
         repeat {
-            count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + old, chunk) }
+            count = read(descriptor, scratch.baseAddress!, scratch.count)
         } while count < 0 && errno == EINTR
         guard count >= 0 else {
-            buffer.removeSubrange(old...)
             throw DumpError(line: line + 1, reason: "read failed: \(String(cString: strerror(errno)))")
         }
-        buffer.removeSubrange((old + count)...)
+        buffer.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[..<count]))
         bytesRead += count
         if count == 0 { endOfFile = true }
     }
