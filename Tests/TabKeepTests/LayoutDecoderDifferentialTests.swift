@@ -38,12 +38,42 @@ struct LayoutDecoderDifferentialTests {
             var documents = randomReplicaDocuments(&rng, steps: 6 + Int(rng.next() % 30))
             documents.append(documents.reduce(TabBarDocument()) { $0.merging($1) })
             documents.append(unicodeDocument(&rng))
+            documents.append(contentsOf: badgeDocuments(&rng))
             for document in documents {
                 result.append(document)
                 if rng.next() % 3 == 0 { result.append(withLegacyPositions(document, &rng)) }
             }
         }
         return result
+    }
+
+    /// Badge-heavy documents: three replicas setting, adding to and clearing the badges of two tabs,
+    /// resetting the bar and merging each other's documents at random, so that clears keep the
+    /// totals they saw (format 2), badge sets keep the sequences they saw, removed totals stand
+    /// between live ones, and a clear can have seen a total newer than a live set did. Each
+    /// replica's document and the merge of all three.
+    static func badgeDocuments(_ rng: inout SplitMix64) -> [TabBarDocument] {
+        let catalog = randomCatalog
+        let badged = [catalog.tabs[1].id, catalog.tabs[2].id]
+        var replicas = (0..<3).map { simulatedReplica(UInt64($0 + 11) &* 0x1_0000_0001) }
+        var documents = [TabBarDocument](repeating: TabBarDocument(), count: 3)
+        for _ in 0..<(8 + rng.next() % 24) {
+            let who = Int(rng.next() % 3)
+            let tab = badged[Int(rng.next() % 2)]
+            let edit: TabBarEdit
+            switch rng.next() % 10 {
+            case 0, 1, 2:
+                documents[who].merge(documents[Int(rng.next() % 3)])
+                continue
+            case 3: edit = .setBadge(tab, Int(rng.next() % 6))
+            case 4, 5, 6: edit = .addToBadge(tab, Int(rng.next() % 7) - 2)
+            case 7: edit = .clearBadge(tab)
+            case 8: edit = .reset
+            default: edit = .setBadgeText(tab, rng.next() % 2 == 0 ? "n" : nil)
+            }
+            try? documents[who].apply(edit, catalog: catalog, by: &replicas[who])
+        }
+        return documents + [documents.reduce(TabBarDocument()) { $0.merging($1) }]
     }
 
     /// A document edited at random through the non-ASCII catalog.
@@ -108,12 +138,24 @@ struct LayoutDecoderDifferentialTests {
         let documents = Self.validDocuments(count: 3_000, seed: 0x1A70_0001)
         var legacy = 0
         var cleared = 0
+        var clearsWithTotals = 0
+        var setsWithSequences = 0
+        var removedTotals = 0
         for (index, document) in documents.enumerated() {
             let bytes = document.encoded()
             if document.entries.contains(where: { if case .position = $0.value { true } else { false } }) {
                 legacy += 1
             }
             if document.entries.last?.key == .cleared { cleared += 1 }
+            if case .context(_, let badges)? = document.entries.last?.value, !badges.isEmpty {
+                clearsWithTotals += 1
+            }
+            for entry in document.entries {
+                if case .badgeReset(_, _, let sequences) = entry.value, !sequences.isEmpty {
+                    setsWithSequences += 1
+                }
+                if case .badgeIncrements = entry.key, entry.value == .removed { removedTotals += 1 }
+            }
             for (catalogIndex, catalog) in Self.catalogs.enumerated() {
                 let agrees = Self.agree(bytes, catalog)
                 #expect(agrees, "document \(index) (seed 0x1A700001), catalog \(catalogIndex)")
@@ -123,6 +165,10 @@ struct LayoutDecoderDifferentialTests {
         // The generators reach the paths that matter: first-format keys and clears.
         #expect(legacy > 100)
         #expect(cleared > 100)
+        // And the badge rules: a clear's totals, a set's sequences, removed totals.
+        #expect(clearsWithTotals > 100)
+        #expect(setsWithSequences > 100)
+        #expect(removedTotals > 100)
     }
 
     @Test func mutatedDocumentsAreAcceptedAndRefusedAlike() throws {

@@ -1,5 +1,6 @@
-/// A catalog's tab ids as UTF-8 bytes in byte order, each with its catalog index: what
-/// ``LayoutDecoder`` matches a document's tab id bytes against, so it makes no `String`.
+/// A catalog's tab ids as UTF-8 bytes in byte order, each with its catalog index, and the tables
+/// the layout decoder resolves an order with: what ``LayoutDecoder`` matches a document's tab id
+/// bytes against, so it makes no `String` and hashes no id.
 ///
 /// Built once per catalog (in `Catalog.init`), so a launch read pays nothing for it.
 struct CatalogIDIndex: Sendable {
@@ -9,21 +10,57 @@ struct CatalogIDIndex: Sendable {
     let starts: [Int]
     /// The catalog index of each id, in the same order.
     let indices: [Int]
+    /// The place of each catalog tab's id in byte order, by catalog index (the inverse of `indices`).
+    let ranks: [Int]
+    /// The catalog indices of the tabs that are not fixed, in catalog order: the slots of the order.
+    let movable: [Int]
+    /// The slot of each catalog tab (its place in `movable`), or -1 for a fixed tab.
+    let slots: [Int]
 
     /// The index of `tabs`, whose indices in byte order of their ids are `sorted`.
     init(tabs: [Catalog.Tab], sorted: [Int]) {
         var bytes: [UInt8] = []
         var starts: [Int] = [0]
         starts.reserveCapacity(sorted.count + 1)
-        for index in sorted {
+        var ranks = [Int](repeating: 0, count: tabs.count)
+        for (rank, index) in sorted.enumerated() {
             bytes.append(contentsOf: tabs[index].id.rawValue.utf8)
             starts.append(bytes.count)
+            ranks[index] = rank
+        }
+        var movable: [Int] = []
+        var slots = [Int](repeating: -1, count: tabs.count)
+        for (index, tab) in tabs.enumerated() where tab.placement != .fixed {
+            slots[index] = movable.count
+            movable.append(index)
         }
         self.bytes = bytes
         self.starts = starts
         self.indices = sorted
+        self.ranks = ranks
+        self.movable = movable
+        self.slots = slots
     }
 
     /// The number of ids.
     var count: Int { indices.count }
+
+    /// The bytes of the id at `rank` in byte order, within `ids` (`bytes`' storage).
+    @inline(__always)
+    func id(at rank: Int, in ids: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: ids[starts[rank]..<starts[rank + 1]])
+    }
+
+    /// The catalog index of the tab whose id is `tab`, by binary search, or nil.
+    func catalogIndex(of tab: UnsafeBufferPointer<UInt8>, in ids: UnsafeBufferPointer<UInt8>) -> Int? {
+        var low = 0
+        var high = count
+        while low < high {
+            let middle = (low + high) / 2
+            let order = IdentifierRules.compare(id(at: middle, in: ids), tab)
+            if order == 0 { return indices[middle] }
+            if order < 0 { low = middle + 1 } else { high = middle }
+        }
+        return nil
+    }
 }

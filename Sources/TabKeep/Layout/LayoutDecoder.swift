@@ -2,9 +2,11 @@
 ///
 /// It checks exactly what `TabBarDocument(decoding:)` checks — every bound, the canonical order,
 /// the caps, every value and the clear's tombstones — so it accepts and refuses the same bytes,
-/// but it builds no `Entry`: tab id bytes are matched against the catalog's (``CatalogIDIndex``)
-/// and only what the layout reads is kept. `LayoutDecoderDifferentialTests` feeds it and the full
-/// path the same valid and mutated documents: same decision, same layout.
+/// but it builds no `Entry` and allocates nothing on the heap but the `Layout` it returns: tab id
+/// bytes are matched against the catalog's (``CatalogIDIndex``), what the layout needs of each
+/// catalog tab is recorded as offsets into the bytes in a stack buffer (``CompactTabState``), and
+/// the order is resolved on catalog indices (``CompactResolver``). `LayoutDecoderDifferentialTests`
+/// feeds it and the full path the same valid and mutated documents: same decision, same layout.
 ///
 /// Catalogs with renames take the full path: an old and a new id of one tab both written need last
 /// writer wins between the two entries, which the full path already does.
@@ -21,13 +23,32 @@ struct LayoutDecoder {
         if !catalog.renames.isEmpty {
             return try TabBarDocument(decoding: bytes).layout(catalog: catalog)
         }
-        let result = catalog.idIndex.bytes.withUnsafeBufferPointer {
-            ids -> Result<Layout, DocumentDecodingError> in
-            var decoder = LayoutDecoder(bytes, catalog: catalog, ids: ids)
-            do throws(DocumentDecodingError) {
-                return .success(try decoder.decode())
-            } catch {
-                return .failure(error)
+        let result = catalog.idIndex.bytes.withUnsafeBufferPointer { ids in
+            withUnsafeTemporaryAllocation(of: CompactTabState.self, capacity: max(1, catalog.tabs.count)) {
+                states -> Result<Layout, DocumentDecodingError> in
+                states.initialize(repeating: CompactTabState())
+                defer { states.deinitialize() }
+                var decoder = LayoutDecoder(bytes, catalog: catalog, ids: ids, states: states)
+                do throws(DocumentDecodingError) {
+                    try decoder.decode()
+                    if let context = decoder.context {
+                        // Tombstones exactly where the clear's context covers: checked in a second
+                        // walk that records every entry's dot, only for documents that have a clear.
+                        var check = LayoutDecoder(bytes, catalog: catalog, ids: ids, states: states)
+                        check.checkedContext = context
+                        try check.decode()
+                    }
+                } catch {
+                    return .failure(error)
+                }
+                let resolver = CompactResolver(
+                    catalog: catalog, ids: ids, bytes: bytes, states: UnsafeBufferPointer(states),
+                    selection: decoder.selection, marks: decoder.marks)
+                do throws(DocumentDecodingError) {
+                    return .success(try resolver.layout())
+                } catch {
+                    return .failure(error)
+                }
             }
         }
         return try result.get()
@@ -54,10 +75,11 @@ struct LayoutDecoder {
     }
 
     private var reader: ByteReader
-    private var bar: ResolvedBar
     private let catalog: Catalog
     /// The catalog's id bytes in byte order (``CatalogIDIndex/bytes``).
     private let ids: UnsafeBufferPointer<UInt8>
+    /// What the document says about each catalog tab, by catalog index.
+    private let states: UnsafeMutableBufferPointer<CompactTabState>
     /// The key of the previous entry: kind, tab bytes (empty for kinds without a tab), replica.
     private var previousCode = -1
     private var previousTab = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
@@ -67,49 +89,47 @@ struct LayoutDecoder {
     /// catalog index the current entry's tab matched (kind 6 repeats a tab once per replica).
     private var nextID = 0
     private var match: Int?
-    /// Every entry's dot and whether it is a tombstone, for the clear's check at the end.
-    private var dots: [EntryDot] = []
     private var removedCount = 0
+    /// The stored selection: kind (0 none, 1 More, 2 a tab) and the tab's bytes.
+    private(set) var selection = CompactSelection()
+    /// Where the clear's badge totals start (at their count), or -1.
+    private(set) var marks = -1
+    /// The clear's context, once read.
+    private(set) var context: VersionVector?
+    /// In the second walk: the context every entry's dot is checked against.
+    private var checkedContext: VersionVector?
 
-    private init(_ bytes: UnsafeBufferPointer<UInt8>, catalog: Catalog, ids: UnsafeBufferPointer<UInt8>) {
+    private init(
+        _ bytes: UnsafeBufferPointer<UInt8>, catalog: Catalog, ids: UnsafeBufferPointer<UInt8>,
+        states: UnsafeMutableBufferPointer<CompactTabState>
+    ) {
         reader = ByteReader(bytes)
-        bar = ResolvedBar(catalog: catalog)
         self.catalog = catalog
         self.ids = ids
+        self.states = states
     }
 
-    private mutating func decode() throws(DocumentDecodingError) -> Layout {
+    private mutating func decode() throws(DocumentDecodingError) {
         let format = try reader.byte()
         guard format == TabBarDocument.formatVersion || format == TabBarDocument.formatVersion2 else {
             throw DocumentDecodingError(offset: 0, reason: "unknown document format \(format)")
         }
         reader.allowsVersion2Values = format == TabBarDocument.formatVersion2
         let count = try reader.count(max: TabBarDocument.maxEntries, "entry count")
-        dots.reserveCapacity(min(count, reader.remaining / 20))
-        var context: VersionVector?
-        for _ in 0..<count {
-            context = try entry()
+        for index in 0..<count {
+            try entry(isLast: index == count - 1)
         }
         guard reader.isAtEnd else { throw reader.fail("trailing bytes") }
         if format == TabBarDocument.formatVersion2 && !reader.sawVersion2Value {
             throw DocumentDecodingError(offset: 0, reason: "format 2 for a document that needs only format 1")
         }
-        // Tombstones exactly where the clear's context covers: the canonical form.
-        if let context {
-            for entry in dots.dropLast() where context.contains(entry.dot) != entry.removed {
-                throw DocumentDecodingError(
-                    offset: reader.buffer.count, reason: "an entry disagrees with the clear's context")
-            }
-        } else if removedCount > 0 {
+        if context == nil && removedCount > 0 {
             throw DocumentDecodingError(offset: reader.buffer.count, reason: "removed entry without a clear")
         }
-        bar.resolve()
-        return bar.layout
     }
 
     /// Reads one entry, checks it and its place in the order, and records what the layout needs.
-    /// Returns the clear's context when the entry is the clear.
-    private mutating func entry() throws(DocumentDecodingError) -> VersionVector? {
+    private mutating func entry(isLast: Bool) throws(DocumentDecodingError) {
         let start = reader.offset
         let code = try reader.byte()
         guard code <= 7 else {
@@ -134,35 +154,41 @@ struct LayoutDecoder {
             throw reader.fail("unknown value tag \(tag)")
         }
         let removed = tag == 0
-        dots.append(EntryDot(dot: Dot(replica: dotReplica, sequence: sequence), removed: removed))
+        if let checkedContext, !isLast,
+            checkedContext.contains(Dot(replica: dotReplica, sequence: sequence)) != removed
+        {
+            throw DocumentDecodingError(
+                offset: reader.buffer.count, reason: "an entry disagrees with the clear's context")
+        }
         if removed {
             guard code != 7 else { throw reader.fail("a clear cannot be removed") }
             removedCount += 1
-            return nil
+            return
         }
         if tag == 2 { reader.sawVersion2Value = true }
         let index = match
         switch code {
         case 0:
-            let position = try self.position(tag: tag)
-            if let index { bar.setPosition(position, at: index) }
+            try position(tag: tag, at: index)
         case 1, 2:
             guard tag == 1 else { throw reader.fail("value tag 2 on an entry that has no second form") }
             let flag = try reader.byte()
             guard flag <= 1 else { throw reader.fail("flag \(flag) is not 0 or 1") }
             if let index {
                 if code == 1 {
-                    bar.setCustomizable(flag == 1, at: index)
+                    states[index].customizable = Int8(flag)
                 } else {
-                    bar.setHidden(flag == 1, at: index)
+                    states[index].hidden = Int8(flag)
                 }
             }
         case 3:
             guard tag == 1 else { throw reader.fail("value tag 2 on an entry that has no second form") }
             switch try reader.byte() {
-            case 0: bar.storedSelection = .none
-            case 1: bar.storedSelection = .more
-            case 2: bar.storedSelection = .tab(try reader.tab())
+            case 0: selection = CompactSelection(kind: 0)
+            case 1: selection = CompactSelection(kind: 1)
+            case 2:
+                let bytes = try reader.tabBytes()
+                selection = CompactSelection(kind: 2, tab: bytes)
             default: throw reader.fail("unknown selection kind")
             }
         case 4:
@@ -170,13 +196,22 @@ struct LayoutDecoder {
             switch try reader.byte() {
             case 0: break
             case 1:
-                let text = try reader.string(max: Entry.maxBadgeTextBytes, "badge text")
-                if let index { bar.texts[catalog.tabs[index].id] = text }
+                let textStart = reader.offset
+                let bytes = try reader.slice(max: Entry.maxBadgeTextBytes, "badge text")
+                guard ByteReader.isUTF8(bytes) else {
+                    reader.offset = textStart
+                    throw reader.fail("badge text is not valid UTF-8")
+                }
+                if let index { states[index].text = textStart }
             default: throw reader.fail("unknown badge text kind")
             }
         case 5:
-            let reset = try badgeReset(tag: tag)
-            if let index { bar.resets[catalog.tabs[index].id] = reset }
+            let valueStart = reader.offset
+            try badgeReset(tag: tag)
+            if let index {
+                states[index].reset = valueStart
+                states[index].resetTag = tag
+            }
         case 6:
             guard tag == 1 else { throw reader.fail("value tag 2 on an entry that has no second form") }
             let valueStart = reader.offset
@@ -185,13 +220,13 @@ struct LayoutDecoder {
                 reader.offset = valueStart
                 throw reader.fail("badge total out of range")
             }
-            if let index {
-                bar.totals[catalog.tabs[index].id, default: [:]][ReplicaID(rawValue: replica)] = total
+            if let index, checkedContext == nil {
+                if states[index].totalsCount == 0 { states[index].totals = start }
+                states[index].totalsCount += 1
             }
         default:
-            return try clear(tag: tag)
+            try clear(tag: tag)
         }
-        return nil
     }
 
     /// Checks that the key (kind, tab bytes, replica) follows the previous one in the canonical
@@ -229,8 +264,7 @@ struct LayoutDecoder {
     private mutating func catalogIndex(of tab: UnsafeBufferPointer<UInt8>) -> Int? {
         let index = catalog.idIndex
         while nextID < index.count {
-            let id = UnsafeBufferPointer(rebasing: ids[index.starts[nextID]..<index.starts[nextID + 1]])
-            let order = IdentifierRules.compare(id, tab)
+            let order = IdentifierRules.compare(index.id(at: nextID, in: ids), tab)
             if order > 0 { return nil }
             nextID += 1
             if order == 0 { return index.indices[nextID - 1] }
@@ -238,13 +272,20 @@ struct LayoutDecoder {
         return nil
     }
 
-    /// A position value: a first-format key (tag 1) or a place (tag 2).
-    private mutating func position(tag: UInt8) throws(DocumentDecodingError) -> StoredPosition {
+    /// A position value, a first-format key (tag 1) or a place (tag 2), recorded for the catalog
+    /// tab at `index`.
+    private mutating func position(tag: UInt8, at index: Int?) throws(DocumentDecodingError) {
         if tag == 2 {
-            let after = try reader.optionalTab()
-            let next = try reader.optionalTab()
+            let after = try optionalTab()
+            let next = try optionalTab()
             let key = try positionKey()
-            return .place(TabPlace(after: after, next: next, key: Array(key)))
+            if let index {
+                states[index].position = 2
+                states[index].after = after
+                states[index].next = next
+                states[index].key = key
+            }
+            return
         }
         let valueStart = reader.offset
         let key = try positionKey()
@@ -252,89 +293,95 @@ struct LayoutDecoder {
             reader.offset = valueStart
             throw reader.fail("invalid position key")
         }
-        return .legacy(Array(key))
+        if let index {
+            states[index].position = 1
+            states[index].key = key
+        }
     }
 
-    private mutating func positionKey() throws(DocumentDecodingError) -> UnsafeBufferPointer<UInt8> {
+    /// An optional tab id of a place, as the catalog index of its tab: `CompactTabState.none` when
+    /// absent, `CompactTabState.notInCatalog` when the catalog lacks it.
+    private mutating func optionalTab() throws(DocumentDecodingError) -> Int {
+        switch try reader.byte() {
+        case 0: return CompactTabState.none
+        case 1:
+            let bytes = try reader.tabBytes()
+            return catalog.idIndex.catalogIndex(of: bytes, in: ids) ?? CompactTabState.notInCatalog
+        default: throw reader.fail("expected 0 or 1 before an optional tab id")
+        }
+    }
+
+    private mutating func positionKey() throws(DocumentDecodingError) -> CompactRange {
         let start = reader.offset
         let bytes = try reader.slice(max: TabPlace.maxKeyLength, "position key")
         guard let last = bytes.last, last != 0 else {
             reader.offset = start
             throw reader.fail("position key must be nonempty and not end in 0x00")
         }
-        return bytes
+        return CompactRange(start: reader.offset - bytes.count, count: bytes.count)
     }
 
-    /// A badge reset: an absolute count and the totals it had seen (with their sequences in tag 2).
-    private mutating func badgeReset(tag: UInt8) throws(DocumentDecodingError) -> (
-        count: Int64, seen: [ReplicaID: Int64], sequences: [ReplicaID: UInt64]
-    ) {
+    /// A badge reset, checked: an absolute count and the totals it had seen (with their sequences
+    /// in tag 2). ``CompactResolver`` reads it again where it needs it.
+    private mutating func badgeReset(tag: UInt8) throws(DocumentDecodingError) {
         let valueStart = reader.offset
         let count = try reader.signed()
         let seenCount = try reader.count(max: Entry.maxReplicas, "badge reset replica count")
         if tag == 2 {
             guard seenCount > 0 else { throw reader.fail("a badge reset in format 2 must list its totals") }
         }
-        var seen: [ReplicaID: Int64] = [:]
-        var sequences: [ReplicaID: UInt64] = [:]
-        seen.reserveCapacity(min(seenCount, reader.remaining / 9))
-        var previous: ReplicaID?
+        var previous: UInt64?
         var inRange = true
         for _ in 0..<seenCount {
-            let replica = ReplicaID(rawValue: try reader.fixed64())
+            let replica = try reader.fixed64()
             if let previous, !(previous < replica) { throw reader.fail("badge reset replicas not in order") }
             previous = replica
             let total = try reader.signed()
             inRange = inRange && total.magnitude <= UInt64(Entry.maxBadge)
-            seen[replica] = total
             if tag == 2 {
                 let sequence = try reader.varint()
                 guard sequence > 0 else { throw reader.fail("badge reset with sequence 0") }
-                sequences[replica] = sequence
             }
         }
         guard count >= 0 && count <= Entry.maxBadge && inRange else {
             reader.offset = valueStart
             throw reader.fail(inRange ? "badge count out of range" : "badge total out of range")
         }
-        return (count, seen, sequences)
     }
 
-    /// The clear: its context, and in tag 2 the badge totals it had seen (recorded for the badges).
-    private mutating func clear(tag: UInt8) throws(DocumentDecodingError) -> VersionVector {
-        let context = try reader.contextVector()
-        guard tag == 2 else { return context }
+    /// The clear: its context, and in tag 2 the badge totals it had seen (checked here, read again
+    /// by ``CompactResolver``).
+    private mutating func clear(tag: UInt8) throws(DocumentDecodingError) {
+        context = try reader.contextVector()
+        guard tag == 2 else { return }
         let valueStart = reader.offset
+        marks = valueStart
         let markCount = try reader.count(max: Entry.maxBadgeMarks, "clear's badge total count")
         guard markCount > 0 else { throw reader.fail("a clear's badge totals in format 2 must not be empty") }
-        var previous: BadgeMark?
+        var previousTab = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+        var previousReplica: UInt64 = 0
         var problem: String?
-        for _ in 0..<markCount {
-            let tab = try reader.tab()
-            let replica = ReplicaID(rawValue: try reader.fixed64())
+        for number in 0..<markCount {
+            let tab = try reader.tabBytes()
+            let replica = try reader.fixed64()
             let total = try reader.signed()
             let sequence = try reader.varint()
-            let mark = BadgeMark(tab: tab, replica: replica, total: total, sequence: sequence)
-            if let previous, !(previous < mark) { throw reader.fail("clear's badge totals not in order") }
-            previous = mark
+            if number > 0 {
+                let order = IdentifierRules.compare(previousTab, tab)
+                guard order < 0 || (order == 0 && previousReplica < replica) else {
+                    throw reader.fail("clear's badge totals not in order")
+                }
+            }
+            previousTab = tab
+            previousReplica = replica
             if total.magnitude > UInt64(Entry.maxBadge) { problem = problem ?? "badge total out of range" }
             if sequence == 0 { problem = problem ?? "badge total with sequence 0" }
-            if catalog.indexByTab[tab] != nil {
-                bar.marks[tab, default: [:]][replica] = (total, sequence)
-            }
         }
         if let problem {
             reader.offset = valueStart
             throw reader.fail(problem)
         }
-        return context
     }
-}
-
-/// One entry's dot, and whether the entry is a tombstone.
-private struct EntryDot {
-    var dot: Dot
-    var removed: Bool
 }
 
 extension ByteReader {
@@ -347,14 +394,19 @@ extension ByteReader {
             offset = start
             throw fail("tab id \(problem)")
         }
-        for byte in bytes where byte >= 0x80 {
-            // Only non-ASCII ids need the UTF-8 check, the one `tab()` makes.
-            guard Self.text(bytes) != nil else {
-                offset = start
-                throw fail("tab id is not valid UTF-8")
-            }
-            break
+        guard Self.isUTF8(bytes) else {
+            offset = start
+            throw fail("tab id is not valid UTF-8")
         }
         return bytes
+    }
+
+    /// Whether `bytes` are valid UTF-8, as ``text(_:)`` decides, making a `String` only for
+    /// non-ASCII bytes.
+    static func isUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        for byte in bytes where byte >= 0x80 {
+            return text(bytes) != nil
+        }
+        return true
     }
 }
