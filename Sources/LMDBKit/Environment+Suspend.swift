@@ -134,5 +134,6 @@ extension Environment {
             }
             return handle
         }
+        openings += 1
     }
 }

@@ -33,6 +33,9 @@ import Synchronization
 public final class Environment: @unchecked Sendable {
     /// The `MDB_env*`, nil while suspended or closed: written only with `gate` held exclusive.
     var openHandle: OpaquePointer?
+    /// How many times the `MDB_env` has been opened: 1, plus one for every reopen after
+    /// ``suspend()``. Written with `gate` held exclusive, so stable inside any transaction.
+    public internal(set) var openings = 1
     /// The open `MDB_env*`; valid only inside a call that holds `gate` shared (see `enter()`).
     var handle: OpaquePointer { openHandle! }
     /// Held shared by every call that reaches LMDB, exclusive by suspend and close: they wait for

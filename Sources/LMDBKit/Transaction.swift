@@ -14,6 +14,22 @@ public struct Transaction: ~Copyable {
     /// The transaction's id (`mdb_txn_id`).
     public var id: Int { Int(mdb_txn_id(handle)) }
 
+    /// The committed state a read transaction sees, as (the environment's ``Environment/openings``,
+    /// ``id``): two read transactions with equal snapshots see the same data, even across a
+    /// suspend, while the store's file may have been replaced. Nil for a write transaction, whose
+    /// id names a state not yet committed.
+    public var snapshot: Snapshot? {
+        isWritable ? nil : Snapshot(opening: environment.openings, id: id)
+    }
+
+    /// See ``Transaction/snapshot``.
+    public struct Snapshot: Hashable, Sendable {
+        /// The environment's opening the transaction ran in.
+        public let opening: Int
+        /// The id of the last write transaction committed before it began.
+        public let id: Int
+    }
+
     // MARK: Reading
 
     /// The value stored under `key`, or nil. Wraps `mdb_get`.
@@ -29,6 +45,26 @@ public struct Transaction: ~Copyable {
         throws -> R
     {
         try body(try lookup(database, key: key))
+    }
+
+    /// Runs `body` with the bytes stored under `key`, given as raw bytes (a key built on the stack,
+    /// say), or nil when absent. The pointer is valid only inside `body`.
+    public func withValue<R>(
+        _ database: Database, rawKey key: UnsafeRawBufferPointer,
+        _ body: (UnsafeRawBufferPointer?) throws -> R
+    )
+        throws -> R
+    {
+        if key.isEmpty { throw LMDBError.emptyKey }
+        if key.count > environment.maxKeySize {
+            throw LMDBError.keyTooLong(size: key.count, limit: environment.maxKeySize)
+        }
+        var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var data = MDB_val()
+        let rc = mdb_get(handle, database.dbi, &k, &data)
+        if rc == MDB_NOTFOUND { return try body(nil) }
+        try check(rc)
+        return try body(UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size))
     }
 
     /// Whether `key` is present.

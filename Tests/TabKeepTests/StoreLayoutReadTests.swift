@@ -45,6 +45,32 @@ struct StoreLayoutReadTests {
         #expect(try store.layout(profile("p")).order == tabs("a", "c", "d", "e", "f", "g"))
     }
 
+    /// The registered catalog is checked again only when a read's snapshot (opening, transaction
+    /// id) differs from the one that last checked it. A file replaced while the store was
+    /// suspended can reach the same transaction id with another catalog: the reopen starts a new
+    /// opening, so the catalog is read again.
+    @Test func aCatalogSeenBeforeASuspendIsReadAgainFromAFileReplacedMeanwhile() async throws {
+        let path = directory.sub("store")
+        let store = try TabKeepStore(path: path)
+        try store.registerCatalog(sevenTabs)
+        try await store.edit(profile("p"), .setHidden(tab("b"), true))
+        // A copy of the files as they are now, then one commit on each: the same transaction id.
+        let copy = directory.sub("copy")
+        try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: path + "/data.mdb", toPath: copy + "/data.mdb")
+        do {
+            let other = try TabKeepStore(path: copy)
+            try other.registerCatalog(try Catalog(sevenTabs.tabs.reversed().map(\.id)))
+            #expect(try other.environment.read { $0.id } == store.environment.read { $0.id } + 1)
+        }
+        try await store.edit(profile("p"), .select(.tab(tab("c"))))
+        #expect(try store.layout(profile("p")).order == tabs("a", "c", "d", "e", "f", "g"))
+        await store.suspend()
+        try FileManager.default.removeItem(atPath: path + "/data.mdb")
+        try FileManager.default.copyItem(atPath: copy + "/data.mdb", toPath: path + "/data.mdb")
+        #expect(try store.layout(profile("p")).order == tabs("g", "f", "e", "d", "c", "a"))
+    }
+
     @Test func aMissingOrCorruptCatalogIsReportedAsBefore() throws {
         let store = try TabKeepStore(path: directory.sub("store"))
         #expect(throws: TabKeepError.noCatalog(.main)) { try store.layout(profile("p")) }

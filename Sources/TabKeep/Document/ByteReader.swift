@@ -19,6 +19,7 @@ package struct ByteReader {
         DocumentDecodingError(offset: offset, reason: reason)
     }
 
+    @inline(__always)
     mutating func byte() throws(DocumentDecodingError) -> UInt8 {
         guard offset < buffer.count else { throw fail("unexpected end") }
         defer { offset += 1 }
@@ -26,12 +27,19 @@ package struct ByteReader {
     }
 
     /// Unsigned LEB128; rejects overlong encodings and overflow so every value has one encoding.
+    @inline(__always)
     mutating func varint() throws(DocumentDecodingError) -> UInt64 {
-        // One byte is the common case (kinds, lengths, small sequences): no loop.
+        // One byte is the common case (kinds, lengths, small sequences): inline, no loop.
         if offset < buffer.count, buffer[offset] < 0x80 {
             defer { offset += 1 }
             return UInt64(buffer[offset])
         }
+        return try longVarint()
+    }
+
+    /// ``varint()`` past its first byte's fast case.
+    @inline(never)
+    private mutating func longVarint() throws(DocumentDecodingError) -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         let start = offset
@@ -79,6 +87,7 @@ package struct ByteReader {
         return Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1)))
     }
 
+    @inline(__always)
     mutating func fixed64() throws(DocumentDecodingError) -> UInt64 {
         guard remaining >= 8 else { throw fail("unexpected end in 64-bit value") }
         let value = UnsafeRawPointer(buffer.baseAddress! + offset).loadUnaligned(as: UInt64.self)

@@ -28,6 +28,23 @@ public struct DocumentKey: Hashable, Comparable, Sendable {
         return result
     }
 
+    /// Runs `body` with ``bytes`` built in stack space instead of an array.
+    func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        var profile = profile.rawValue
+        var bar = bar.rawValue
+        let profileCount = profile.utf8.count
+        let count = profileCount + 1 + bar.utf8.count
+        return try withUnsafeTemporaryAllocation(byteCount: count, alignment: 1) { buffer in
+            profile.withUTF8 { buffer.copyMemory(from: UnsafeRawBufferPointer($0)) }
+            buffer[profileCount] = 0
+            bar.withUTF8 {
+                UnsafeMutableRawBufferPointer(rebasing: buffer[(profileCount + 1)...])
+                    .copyMemory(from: UnsafeRawBufferPointer($0))
+            }
+            return try body(UnsafeRawBufferPointer(buffer))
+        }
+    }
+
     /// Parses stored key bytes, validating both identifiers.
     public init(bytes: some Collection<UInt8>) throws(IdentifierError) {
         let array = Array(bytes)

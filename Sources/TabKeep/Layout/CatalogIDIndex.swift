@@ -16,6 +16,23 @@ struct CatalogIDIndex: Sendable {
     let movable: [Int]
     /// The slot of each catalog tab (its place in `movable`), or -1 for a fixed tab.
     let slots: [Int]
+    /// Each catalog tab's id, in catalog order.
+    let tabIDs: [TabID]
+    /// Each catalog tab's traits, in catalog order (see ``Trait``): what the resolver asks of a tab
+    /// without copying its `Catalog.Tab`.
+    let traits: [UInt8]
+
+    /// Bits of ``traits``.
+    enum Trait {
+        /// The tab is fixed: never customizable, never hidden, not in a slot.
+        static let fixed: UInt8 = 1
+        /// A hidden flag applies (placement `.default` or `.optional`).
+        static let hideable: UInt8 = 2
+        /// Hidden when no flag says otherwise.
+        static let hiddenByDefault: UInt8 = 4
+        /// Customizable when no flag says otherwise.
+        static let customizableByDefault: UInt8 = 8
+    }
 
     /// The index of `tabs`, whose indices in byte order of their ids are `sorted`.
     init(tabs: [Catalog.Tab], sorted: [Int]) {
@@ -33,6 +50,15 @@ struct CatalogIDIndex: Sendable {
         for (index, tab) in tabs.enumerated() where tab.placement != .fixed {
             slots[index] = movable.count
             movable.append(index)
+        }
+        self.tabIDs = tabs.map(\.id)
+        self.traits = tabs.map { tab in
+            var traits: UInt8 = 0
+            if tab.placement == .fixed { traits |= Trait.fixed }
+            if tab.placement == .default || tab.placement == .optional { traits |= Trait.hideable }
+            if tab.hiddenByDefault { traits |= Trait.hiddenByDefault }
+            if tab.customizableByDefault { traits |= Trait.customizableByDefault }
+            return traits
         }
         self.bytes = bytes
         self.starts = starts

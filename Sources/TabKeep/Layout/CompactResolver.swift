@@ -45,6 +45,8 @@ struct CompactSelection {
 /// key then id; first-format keys by the first format's rule; fixed tabs at their catalog index.
 struct CompactResolver {
     let catalog: Catalog
+    /// The catalog's tables, copied out once.
+    let table: CatalogIDIndex
     /// The catalog's id bytes (``CatalogIDIndex/bytes``).
     let ids: UnsafeBufferPointer<UInt8>
     /// The document's bytes, which every offset points into (checked by the decoder already).
@@ -53,6 +55,19 @@ struct CompactResolver {
     let selection: CompactSelection
     /// Where the clear's badge totals start (at their count), or -1.
     let marks: Int
+
+    init(
+        catalog: Catalog, ids: UnsafeBufferPointer<UInt8>, bytes: UnsafeBufferPointer<UInt8>,
+        states: UnsafeBufferPointer<CompactTabState>, selection: CompactSelection, marks: Int
+    ) {
+        self.catalog = catalog
+        self.table = catalog.idIndex
+        self.ids = ids
+        self.bytes = bytes
+        self.states = states
+        self.selection = selection
+        self.marks = marks
+    }
 
     /// The layout: the only heap allocations of a launch read are its arrays and dictionaries.
     func layout() throws(DocumentDecodingError) -> Layout {
@@ -84,7 +99,7 @@ struct CompactResolver {
         into order: UnsafeMutableBufferPointer<Int>, moved: UnsafeMutableBufferPointer<Int>,
         gaps: UnsafeMutableBufferPointer<Int>
     ) -> Int {
-        let movable = catalog.idIndex.movable
+        let movable = table.movable
         var hasLegacy = false
         var hasPlace = false
         for index in movable {
@@ -106,7 +121,7 @@ struct CompactResolver {
         into order: UnsafeMutableBufferPointer<Int>, moved: UnsafeMutableBufferPointer<Int>,
         gaps: UnsafeMutableBufferPointer<Int>
     ) -> Int {
-        let index = catalog.idIndex
+        let index = table
         let movable = index.movable
         let slots = index.slots
         func slot(_ tab: Int) -> Int? { tab >= 0 && slots[tab] >= 0 ? slots[tab] : nil }
@@ -182,7 +197,7 @@ struct CompactResolver {
             UnsafeBufferPointer(rebasing: bytes[left.start..<left.start + left.count]),
             UnsafeBufferPointer(rebasing: bytes[right.start..<right.start + right.count]))
         if order != 0 { return order < 0 }
-        let ranks = catalog.idIndex.ranks
+        let ranks = table.ranks
         return ranks[lhs] < ranks[rhs]
     }
 
@@ -191,7 +206,7 @@ struct CompactResolver {
     private func legacyOrder(
         into order: UnsafeMutableBufferPointer<Int>, positioned: UnsafeMutableBufferPointer<Int>
     ) -> Int {
-        let movable = catalog.idIndex.movable
+        let movable = table.movable
         var positionedCount = 0
         for slot in movable.indices where states[movable[slot]].position == 1 {
             var at = positionedCount
@@ -224,27 +239,25 @@ struct CompactResolver {
     // MARK: Layout
 
     private func isHidden(_ index: Int) -> Bool {
-        let tab = catalog.tabs[index]
-        switch tab.placement {
-        case .fixed, .movable: return false
-        case .default, .optional:
-            let flag = states[index].hidden
-            return flag >= 0 ? flag == 1 : tab.hiddenByDefault
-        }
+        let traits = table.traits[index]
+        guard traits & CatalogIDIndex.Trait.hideable != 0 else { return false }
+        let flag = states[index].hidden
+        return flag >= 0 ? flag == 1 : traits & CatalogIDIndex.Trait.hiddenByDefault != 0
     }
 
     private func isCustomizable(_ index: Int) -> Bool {
-        let tab = catalog.tabs[index]
-        if tab.placement == .fixed { return false }
+        let traits = table.traits[index]
+        if traits & CatalogIDIndex.Trait.fixed != 0 { return false }
         let flag = states[index].customizable
-        return flag >= 0 ? flag == 1 : tab.customizableByDefault
+        return flag >= 0 ? flag == 1 : traits & CatalogIDIndex.Trait.customizableByDefault != 0
     }
 
     private func layout(
         order: UnsafeBufferPointer<Int>, shown: UnsafeMutableBufferPointer<Int>,
         hidden: UnsafeMutableBufferPointer<Int>
     ) throws(DocumentDecodingError) -> Layout {
-        let tabs = catalog.tabs
+        let tabs = table.tabIDs
+        let traits = table.traits
         var shownCount = 0
         var hiddenCount = 0
         for index in order {
@@ -256,7 +269,7 @@ struct CompactResolver {
                 shownCount += 1
             }
         }
-        for (index, tab) in tabs.enumerated() where tab.placement == .fixed {
+        for index in traits.indices where traits[index] & CatalogIDIndex.Trait.fixed != 0 {
             var at = shownCount
             let target = min(index, shownCount)
             while at > target {
@@ -274,7 +287,7 @@ struct CompactResolver {
         if customizableCount > 0 {
             layout.customizable = [TabID](unsafeUninitializedCapacity: customizableCount) { buffer, count in
                 for index in shownTabs where isCustomizable(index) {
-                    (buffer.baseAddress! + count).initialize(to: tabs[index].id)
+                    (buffer.baseAddress! + count).initialize(to: tabs[index])
                     count += 1
                 }
             }
@@ -283,21 +296,21 @@ struct CompactResolver {
             let state = states[index]
             if state.totalsCount > 0 || state.reset >= 0 {
                 let count = max(0, try rawBadgeCount(index))
-                if count > 0 { layout.badges[tabs[index].id] = Int(count) }
+                if count > 0 { layout.badges[tabs[index]] = Int(count) }
             }
             if state.text >= 0 {
                 var reader = ByteReader(bytes)
                 reader.offset = state.text
                 let text = try reader.slice(max: Entry.maxBadgeTextBytes, "badge text")
-                layout.badgeTexts[tabs[index].id] = String(decoding: text, as: UTF8.self)
+                layout.badgeTexts[tabs[index]] = String(decoding: text, as: UTF8.self)
             }
         }
         switch selection.kind {
         case 1:
             layout.selection = .more
         case 2:
-            if let index = catalog.idIndex.catalogIndex(of: selection.tab, in: ids), !isHidden(index) {
-                layout.selection = .tab(tabs[index].id)
+            if let index = table.catalogIndex(of: selection.tab, in: ids), !isHidden(index) {
+                layout.selection = .tab(tabs[index])
             }
         default:
             break
@@ -308,10 +321,10 @@ struct CompactResolver {
     /// The ids of the catalog tabs at `indices`, in that order.
     private func ids(of indices: UnsafeBufferPointer<Int>) -> [TabID] {
         if indices.isEmpty { return [] }
-        let tabs = catalog.tabs
+        let tabs = table.tabIDs
         return [TabID](unsafeUninitializedCapacity: indices.count) { buffer, count in
             for index in indices {
-                (buffer.baseAddress! + count).initialize(to: tabs[index].id)
+                (buffer.baseAddress! + count).initialize(to: tabs[index])
                 count += 1
             }
         }
@@ -377,7 +390,7 @@ struct CompactResolver {
         total: Int64, sequence: UInt64
     )? {
         guard marks >= 0 else { return nil }
-        let id = catalog.idIndex.id(at: catalog.idIndex.ranks[index], in: ids)
+        let id = table.id(at: table.ranks[index], in: ids)
         var reader = ByteReader(bytes)
         reader.offset = marks
         let count = try reader.varint()

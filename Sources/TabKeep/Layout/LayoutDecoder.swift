@@ -76,6 +76,8 @@ struct LayoutDecoder {
 
     private var reader: ByteReader
     private let catalog: Catalog
+    /// The catalog's tables, copied out once.
+    private let table: CatalogIDIndex
     /// The catalog's id bytes in byte order (``CatalogIDIndex/bytes``).
     private let ids: UnsafeBufferPointer<UInt8>
     /// What the document says about each catalog tab, by catalog index.
@@ -105,6 +107,7 @@ struct LayoutDecoder {
     ) {
         reader = ByteReader(bytes)
         self.catalog = catalog
+        self.table = catalog.idIndex
         self.ids = ids
         self.states = states
     }
@@ -262,7 +265,7 @@ struct LayoutDecoder {
     /// The catalog index of `tab`, or nil when the catalog lacks it. One forward walk per kind over
     /// the catalog's ids in byte order: within a kind the document's tabs only grow.
     private mutating func catalogIndex(of tab: UnsafeBufferPointer<UInt8>) -> Int? {
-        let index = catalog.idIndex
+        let index = table
         while nextID < index.count {
             let order = IdentifierRules.compare(index.id(at: nextID, in: ids), tab)
             if order > 0 { return nil }
@@ -306,7 +309,7 @@ struct LayoutDecoder {
         case 0: return CompactTabState.none
         case 1:
             let bytes = try reader.tabBytes()
-            return catalog.idIndex.catalogIndex(of: bytes, in: ids) ?? CompactTabState.notInCatalog
+            return table.catalogIndex(of: bytes, in: ids) ?? CompactTabState.notInCatalog
         default: throw reader.fail("expected 0 or 1 before an optional tab id")
         }
     }
@@ -390,6 +393,13 @@ extension ByteReader {
     mutating func tabBytes() throws(DocumentDecodingError) -> UnsafeBufferPointer<UInt8> {
         let start = offset
         let bytes = try slice(max: TabID.maxBytes, "tab id")
+        // Printable ASCII (0x20–0x7E), the usual id, breaks no rule and is valid UTF-8: one pass.
+        var printable = !bytes.isEmpty
+        for byte in bytes where byte &- 0x20 >= 0x5F {
+            printable = false
+            break
+        }
+        if printable { return bytes }
         if let problem = IdentifierRules.problem(in: bytes, maxBytes: TabID.maxBytes) {
             offset = start
             throw fail("tab id \(problem)")

@@ -394,9 +394,11 @@ public final class TabKeepStore: Sendable {
         do {
             return try environment.read { txn in
                 let resolvedCatalog = try catalog ?? registeredCatalog(txn, bar: bar)
-                return try txn.withValue(documents, key: key.bytes) { bytes throws(TabKeepError) -> Layout in
-                    guard let bytes else { return TabBarDocument().layout(catalog: resolvedCatalog) }
-                    return try LayoutDecoder.layout(storedBytes: bytes, key: key, catalog: resolvedCatalog)
+                return try key.withBytes { keyBytes in
+                    try txn.withValue(documents, rawKey: keyBytes) { bytes throws(TabKeepError) -> Layout in
+                        guard let bytes else { return TabBarDocument().layout(catalog: resolvedCatalog) }
+                        return try LayoutDecoder.layout(storedBytes: bytes, key: key, catalog: resolvedCatalog)
+                    }
                 }
             }
         } catch {
