@@ -397,7 +397,8 @@ public final class TabKeepStore: Sendable {
                 return try key.withBytes { keyBytes in
                     try txn.withValue(documents, rawKey: keyBytes) { bytes throws(TabKeepError) -> Layout in
                         guard let bytes else { return TabBarDocument().layout(catalog: resolvedCatalog) }
-                        return try LayoutDecoder.layout(storedBytes: bytes, key: key, catalog: resolvedCatalog)
+                        return try LayoutDecoder.layout(
+                            storedBytes: bytes, key: key, catalog: resolvedCatalog)
                     }
                 }
             }
