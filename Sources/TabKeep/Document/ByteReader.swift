@@ -95,6 +95,19 @@ package struct ByteReader {
         return UInt64(bigEndian: value)
     }
 
+    /// ``slice(max:_:)`` for the usual case — a one-byte length within `limit` and the buffer —
+    /// inline; nil, reading nothing, otherwise (the caller then takes ``slice(max:_:)``, which
+    /// names the problem).
+    @inline(__always)
+    mutating func shortSlice(max limit: Int) -> UnsafeBufferPointer<UInt8>? {
+        guard offset < buffer.count else { return nil }
+        let length = Int(buffer[offset])
+        guard length < 0x80, length <= limit, length < buffer.count - offset else { return nil }
+        let start = offset + 1
+        offset = start + length
+        return UnsafeBufferPointer(start: buffer.baseAddress! + start, count: length)
+    }
+
     /// A length-prefixed run of bytes (1…limit long unless `allowEmpty`), as a slice of the buffer.
     mutating func slice(max limit: Int, _ what: @autoclosure () -> String) throws(DocumentDecodingError)
         -> UnsafeBufferPointer<

@@ -2,8 +2,9 @@
 /// the layout decoder resolves an order with: what ``LayoutDecoder`` matches a document's tab id
 /// bytes against, so it makes no `String` and hashes no id.
 ///
-/// Built once per catalog (in `Catalog.init`), so a launch read pays nothing for it.
-struct CatalogIDIndex: Sendable {
+/// Built once per catalog (in `Catalog.init`), so a launch read pays nothing for it; a class, so a
+/// read that holds it retains one object, not each of its arrays.
+final class CatalogIDIndex: Sendable {
     /// Every id's bytes, one after another, in byte order of the ids.
     let bytes: [UInt8]
     /// Where each id starts in `bytes`, then where the last one ends (one more element than ids).

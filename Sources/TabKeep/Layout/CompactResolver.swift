@@ -44,8 +44,7 @@ struct CompactSelection {
 /// to the same result): slots in catalog order with moved tabs in the gaps after them, ordered by
 /// key then id; first-format keys by the first format's rule; fixed tabs at their catalog index.
 struct CompactResolver {
-    let catalog: Catalog
-    /// The catalog's tables, copied out once.
+    /// The catalog's tables.
     let table: CatalogIDIndex
     /// The catalog's id bytes (``CatalogIDIndex/bytes``).
     let ids: UnsafeBufferPointer<UInt8>
@@ -57,11 +56,10 @@ struct CompactResolver {
     let marks: Int
 
     init(
-        catalog: Catalog, ids: UnsafeBufferPointer<UInt8>, bytes: UnsafeBufferPointer<UInt8>,
+        table: CatalogIDIndex, ids: UnsafeBufferPointer<UInt8>, bytes: UnsafeBufferPointer<UInt8>,
         states: UnsafeBufferPointer<CompactTabState>, selection: CompactSelection, marks: Int
     ) {
-        self.catalog = catalog
-        self.table = catalog.idIndex
+        self.table = table
         self.ids = ids
         self.bytes = bytes
         self.states = states
@@ -71,7 +69,7 @@ struct CompactResolver {
 
     /// The layout: the only heap allocations of a launch read are its arrays and dictionaries.
     func layout() throws(DocumentDecodingError) -> Layout {
-        let count = catalog.tabs.count
+        let count = table.tabIDs.count
         let result = withUnsafeTemporaryAllocation(of: Int.self, capacity: max(1, 4 * count)) {
             scratch -> Result<Layout, DocumentDecodingError> in
             let order = UnsafeMutableBufferPointer(rebasing: scratch[0..<count])

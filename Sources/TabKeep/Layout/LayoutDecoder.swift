@@ -23,18 +23,19 @@ struct LayoutDecoder {
         if !catalog.renames.isEmpty {
             return try TabBarDocument(decoding: bytes).layout(catalog: catalog)
         }
-        let result = catalog.idIndex.bytes.withUnsafeBufferPointer { ids in
-            withUnsafeTemporaryAllocation(of: CompactTabState.self, capacity: max(1, catalog.tabs.count)) {
+        let table = catalog.idIndex
+        let result = table.bytes.withUnsafeBufferPointer { ids in
+            withUnsafeTemporaryAllocation(of: CompactTabState.self, capacity: max(1, table.tabIDs.count)) {
                 states -> Result<Layout, DocumentDecodingError> in
                 states.initialize(repeating: CompactTabState())
                 defer { states.deinitialize() }
-                var decoder = LayoutDecoder(bytes, catalog: catalog, ids: ids, states: states)
+                var decoder = LayoutDecoder(bytes, table: table, ids: ids, states: states)
                 do throws(DocumentDecodingError) {
                     try decoder.decode()
                     if let context = decoder.context {
                         // Tombstones exactly where the clear's context covers: checked in a second
                         // walk that records every entry's dot, only for documents that have a clear.
-                        var check = LayoutDecoder(bytes, catalog: catalog, ids: ids, states: states)
+                        var check = LayoutDecoder(bytes, table: table, ids: ids, states: states)
                         check.checkedContext = context
                         try check.decode()
                     }
@@ -42,7 +43,7 @@ struct LayoutDecoder {
                     return .failure(error)
                 }
                 let resolver = CompactResolver(
-                    catalog: catalog, ids: ids, bytes: bytes, states: UnsafeBufferPointer(states),
+                    table: table, ids: ids, bytes: bytes, states: UnsafeBufferPointer(states),
                     selection: decoder.selection, marks: decoder.marks)
                 do throws(DocumentDecodingError) {
                     return .success(try resolver.layout())
@@ -75,8 +76,7 @@ struct LayoutDecoder {
     }
 
     private var reader: ByteReader
-    private let catalog: Catalog
-    /// The catalog's tables, copied out once.
+    /// The catalog's tables.
     private let table: CatalogIDIndex
     /// The catalog's id bytes in byte order (``CatalogIDIndex/bytes``).
     private let ids: UnsafeBufferPointer<UInt8>
@@ -102,12 +102,11 @@ struct LayoutDecoder {
     private var checkedContext: VersionVector?
 
     private init(
-        _ bytes: UnsafeBufferPointer<UInt8>, catalog: Catalog, ids: UnsafeBufferPointer<UInt8>,
+        _ bytes: UnsafeBufferPointer<UInt8>, table: CatalogIDIndex, ids: UnsafeBufferPointer<UInt8>,
         states: UnsafeMutableBufferPointer<CompactTabState>
     ) {
         reader = ByteReader(bytes)
-        self.catalog = catalog
-        self.table = catalog.idIndex
+        self.table = table
         self.ids = ids
         self.states = states
     }
@@ -316,7 +315,12 @@ struct LayoutDecoder {
 
     private mutating func positionKey() throws(DocumentDecodingError) -> CompactRange {
         let start = reader.offset
-        let bytes = try reader.slice(max: TabPlace.maxKeyLength, "position key")
+        let bytes: UnsafeBufferPointer<UInt8>
+        if let short = reader.shortSlice(max: TabPlace.maxKeyLength) {
+            bytes = short
+        } else {
+            bytes = try reader.slice(max: TabPlace.maxKeyLength, "position key")
+        }
         guard let last = bytes.last, last != 0 else {
             reader.offset = start
             throw reader.fail("position key must be nonempty and not end in 0x00")
@@ -392,7 +396,12 @@ extension ByteReader {
     /// `String`: the bytes stay a slice of the buffer.
     mutating func tabBytes() throws(DocumentDecodingError) -> UnsafeBufferPointer<UInt8> {
         let start = offset
-        let bytes = try slice(max: TabID.maxBytes, "tab id")
+        let bytes: UnsafeBufferPointer<UInt8>
+        if let short = shortSlice(max: TabID.maxBytes) {
+            bytes = short
+        } else {
+            bytes = try slice(max: TabID.maxBytes, "tab id")
+        }
         // Printable ASCII (0x20–0x7E), the usual id, breaks no rule and is valid UTF-8: one pass.
         var printable = !bytes.isEmpty
         for byte in bytes where byte &- 0x20 >= 0x5F {
