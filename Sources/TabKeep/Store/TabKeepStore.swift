@@ -102,8 +102,9 @@ public final class TabKeepStore: Sendable {
     /// Opens the store at the directory `path`, creating it if missing.
     public init(path: String, options: Options = .init()) throws(TabKeepError) {
         self.options = options
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
+        // stat(2) directly: what FileManager.fileExists(atPath:isDirectory:) answers, links followed.
+        var status = stat()
+        if stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFDIR {
             throw .invalidDirectory(path: path, reason: "it is a file, not a directory")
         }
         do {
