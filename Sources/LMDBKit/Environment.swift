@@ -476,9 +476,11 @@ public final class Environment: @unchecked Sendable {
     }
 
     /// Opens the environment at `path` read-only and without touching its lock file
-    /// (`MDB_RDONLY | MDB_NOLOCK`), reads one value and closes it: for checking a store (its schema,
-    /// say) before opening it for real, leaving every file byte-identical. Returns nil when the
-    /// directory, the database or the key is missing.
+    /// (`MDB_RDONLY | MDB_NOLOCK`), reads one value and closes it, leaving every file
+    /// byte-identical. Returns nil when the directory, the database or the key is missing.
+    ///
+    /// It maps the file a second time before the real open; to check a store on the way in,
+    /// ``open(path:configuration:probing:key:accept:)`` reads the value in the open itself.
     public static func peek(path: String, database name: String, key: [UInt8]) throws(LMDBError) -> [UInt8]? {
         guard FileManager.default.fileExists(atPath: path + "/data.mdb") else { return nil }
         var raw: OpaquePointer?
