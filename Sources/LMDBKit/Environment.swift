@@ -101,12 +101,57 @@ public final class Environment: @unchecked Sendable {
     public static func open(path: String, configuration: Configuration = .init()) throws(LMDBError)
         -> Environment
     {
+        try open(path: path, configuration: configuration) { (_: OpaquePointer) throws(LMDBError) in }
+    }
+
+    /// ``open(path:configuration:)``, checking the store before anything is created or written: when
+    /// this call opens the path (not when it hands back the environment already open here), the
+    /// value of `key` in `database` is read in the open's first transaction, a read-only one, and
+    /// passed to `accept` (nil when the file, the database or the key is missing). If `accept`
+    /// returns false, the handle is closed again and ``LMDBError/openRefused(path:)`` is thrown:
+    /// `data.mdb` is left byte-identical (LMDB keeps its reader table in `lock.mdb`, which any open
+    /// initializes), and no missing database is created.
+    ///
+    /// It is how a store checks its schema in the same open that then serves it, instead of
+    /// opening and mapping the file a second time first (``peek(path:database:key:)``).
+    public static func open(
+        path: String, configuration: Configuration = .init(), probing database: String, key: [UInt8],
+        accept: ([UInt8]?) -> Bool
+    ) throws(LMDBError) -> Environment {
+        try open(path: path, configuration: configuration) { (txn: OpaquePointer) throws(LMDBError) in
+            var dbi: MDB_dbi = 0
+            let opened = mdb_dbi_open(txn, database, 0, &dbi)
+            var value: [UInt8]? = nil
+            if opened != MDB_NOTFOUND {
+                try check(opened)
+                var data = MDB_val()
+                let found = key.withUnsafeBytes { bytes in
+                    var k = MDB_val(
+                        mv_size: bytes.count, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+                    return mdb_get(txn, dbi, &k, &data)
+                }
+                if found != MDB_NOTFOUND {
+                    try check(found)
+                    value = Array(UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size))
+                }
+            }
+            guard accept(value) else { throw LMDBError.openRefused(path: path) }
+        }
+    }
+
+    /// Opens or reuses the environment at `path`; `probe` runs in the first, read-only, transaction
+    /// of a new handle, before anything is created, and refuses the store by throwing.
+    private static func open(
+        path: String, configuration: Configuration, probe: (OpaquePointer) throws(LMDBError) -> Void
+    ) throws(LMDBError) -> Environment {
         let canonical = try prepareDirectory(
             path, mode: configuration.fileMode, create: !configuration.readOnly)
         return try registry.open(
             canonical,
             reuse: { (existing) throws(LMDBError) in try existing.checkReuse(with: configuration) },
-            make: { () throws(LMDBError) in try openNew(path: canonical, configuration: configuration) })
+            make: { () throws(LMDBError) in
+                try openNew(path: canonical, configuration: configuration, probe: probe)
+            })
     }
 
     /// Throws unless an open of this environment's path with `other` may share it.
@@ -130,16 +175,18 @@ public final class Environment: @unchecked Sendable {
         for name in other.databases where databases[name] == nil { throw LMDBError.unknownDatabase(name) }
     }
 
-    private static func openNew(path: String, configuration: Configuration) throws(LMDBError) -> Environment {
+    private static func openNew(
+        path: String, configuration: Configuration, probe: (OpaquePointer) throws(LMDBError) -> Void
+    ) throws(LMDBError) -> Environment {
         let opened: (OpaquePointer, [String: Database])
         var readOnly = false
         do {
             opened = try makeHandle(
-                path: path, configuration: configuration, readOnly: configuration.readOnly)
+                path: path, configuration: configuration, readOnly: configuration.readOnly, probe: probe)
             readOnly = configuration.readOnly
         } catch .system(errno: EROFS) {
             // A store on a read-only filesystem still reads (LMDB then needs no lock file).
-            opened = try makeHandle(path: path, configuration: configuration, readOnly: true)
+            opened = try makeHandle(path: path, configuration: configuration, readOnly: true, probe: probe)
             readOnly = true
         }
         return Environment(
@@ -148,7 +195,11 @@ public final class Environment: @unchecked Sendable {
     }
 
     /// Opens an `MDB_env` at `path` and its named databases; closes it again if that fails.
-    static func makeHandle(path: String, configuration: Configuration, readOnly: Bool)
+    /// `probe` runs in the first, read-only, transaction, before any database is created.
+    static func makeHandle(
+        path: String, configuration: Configuration, readOnly: Bool,
+        probe: (OpaquePointer) throws(LMDBError) -> Void = { (_: OpaquePointer) throws(LMDBError) in }
+    )
         throws(LMDBError) -> (OpaquePointer, [String: Database])
     {
         var raw: OpaquePointer?
@@ -169,7 +220,8 @@ public final class Environment: @unchecked Sendable {
                 var dead: Int32 = 0
                 try check(mdb_reader_check(handle, &dead))
                 return .success(
-                    try openDatabases(handle, names: configuration.databases, create: !configuration.readOnly)
+                    try openDatabases(
+                        handle, names: configuration.databases, create: !configuration.readOnly, probe: probe)
                 )
             } catch {
                 return .failure(error)
@@ -185,15 +237,36 @@ public final class Environment: @unchecked Sendable {
     }
 
     /// Opens every named database, first without creating (so a read-only store still opens), then
-    /// creating the missing ones in one write transaction.
-    private static func openDatabases(_ env: OpaquePointer, names: [String], create creating: Bool)
+    /// creating the missing ones in one write transaction. `probe` runs first, in the read-only
+    /// transaction; when it throws, nothing has been created.
+    private static func openDatabases(
+        _ env: OpaquePointer, names: [String], create creating: Bool,
+        probe: (OpaquePointer) throws(LMDBError) -> Void
+    )
         throws(LMDBError) -> [String: Database]
     {
-        guard !names.isEmpty else { return [:] }
+        /// Runs `probe` in `txn`, aborting `txn` if it throws.
+        func probed(_ txn: OpaquePointer?) throws(LMDBError) {
+            do throws(LMDBError) {
+                guard let txn else { throw LMDBError.badTransaction }
+                try probe(txn)
+            } catch {
+                mdb_txn_abort(txn)
+                throw error
+            }
+        }
+        guard !names.isEmpty else {
+            var txn: OpaquePointer?
+            try check(mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn))
+            try probed(txn)
+            mdb_txn_abort(txn)
+            return [:]
+        }
         if !creating {
             // Read-only: open what exists, leave out what does not.
             var txn: OpaquePointer?
             try check(mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn))
+            try probed(txn)
             var result: [String: Database] = [:]
             for name in names {
                 var dbi: MDB_dbi = 0
@@ -212,6 +285,7 @@ public final class Environment: @unchecked Sendable {
         for create in [false, true] {
             var txn: OpaquePointer?
             try check(mdb_txn_begin(env, nil, create ? 0 : UInt32(MDB_RDONLY), &txn))
+            if !create { try probed(txn) }
             var result: [String: Database] = [:]
             var missing = false
             for name in names {
@@ -242,9 +316,10 @@ public final class Environment: @unchecked Sendable {
         -> String
     {
         guard !path.isEmpty else { throw LMDBError.system(errno: ENOENT) }
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw LMDBError.system(errno: ENOTDIR) }
+        // stat(2) directly: the same answer as FileManager.fileExists (links followed), one call.
+        var status = stat()
+        if stat(path, &status) == 0 {
+            guard status.st_mode & S_IFMT == S_IFDIR else { throw LMDBError.system(errno: ENOTDIR) }
         } else if !create {
             throw LMDBError.system(errno: ENOENT)
         } else {
@@ -404,9 +479,11 @@ public final class Environment: @unchecked Sendable {
     }
 
     /// Opens the environment at `path` read-only and without touching its lock file
-    /// (`MDB_RDONLY | MDB_NOLOCK`), reads one value and closes it: for checking a store (its schema,
-    /// say) before opening it for real, leaving every file byte-identical. Returns nil when the
-    /// directory, the database or the key is missing.
+    /// (`MDB_RDONLY | MDB_NOLOCK`), reads one value and closes it, leaving every file
+    /// byte-identical. Returns nil when the directory, the database or the key is missing.
+    ///
+    /// It maps the file a second time before the real open; to check a store on the way in,
+    /// ``open(path:configuration:probing:key:accept:)`` reads the value in the open itself.
     public static func peek(path: String, database name: String, key: [UInt8]) throws(LMDBError) -> [UInt8]? {
         guard FileManager.default.fileExists(atPath: path + "/data.mdb") else { return nil }
         var raw: OpaquePointer?

@@ -82,6 +82,9 @@ public enum LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
     case configurationMismatch(path: String, setting: String)
     /// The environment was closed with ``Environment/close()``; open the path again for a new one.
     case closed(path: String)
+    /// The `accept` check of ``Environment/open(path:configuration:probing:key:accept:)`` refused
+    /// the store at `path`: the open created and wrote nothing, and closed its handle again.
+    case openRefused(path: String)
 
     /// Maps an LMDB return code (`MDB_*` or an errno) to an error.
     init(code: Int32) {
@@ -137,7 +140,7 @@ public enum LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
         case .other(let code): code
         case .system(let errno): errno
         case .emptyKey, .keyTooLong, .unknownDatabase, .nestedTransaction, .readOnlyTransaction,
-            .destinationNotEmpty, .destinationIsSymbolicLink, .configurationMismatch, .closed:
+            .destinationNotEmpty, .destinationIsSymbolicLink, .configurationMismatch, .closed, .openRefused:
             nil
         }
     }
@@ -164,6 +167,8 @@ public enum LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
             return "backup destination \(path) is a symbolic link; give the directory it points to"
         case .closed(let path):
             return "the environment at \(path) was closed; open the path again to use it"
+        case .openRefused(let path):
+            return "the store at \(path) was refused by the open's check; nothing was created or written"
         default:
             return String(cString: mdb_strerror(code ?? 0))
         }

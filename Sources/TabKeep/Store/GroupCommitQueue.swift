@@ -26,7 +26,17 @@ final class GroupCommitQueue: Sendable {
     static let maxBatch = 4_096
 
     private let state = Mutex(State())
-    private let queue = DispatchQueue(label: "TabKeep.GroupCommit", qos: .userInitiated)
+    /// The writer's queue, made at the first `async` edit: a store opened to read never pays for it.
+    private let madeQueue = Mutex<DispatchQueue?>(nil)
+
+    private var queue: DispatchQueue {
+        madeQueue.withLock { made in
+            if let made { return made }
+            let queue = DispatchQueue(label: "TabKeep.GroupCommit", qos: .userInitiated)
+            made = queue
+            return queue
+        }
+    }
 
     func submit(_ request: EditRequest, to store: TabKeepStore) async -> Result<Void, TabKeepError> {
         await withCheckedContinuation { continuation in

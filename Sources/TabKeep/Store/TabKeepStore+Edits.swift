@@ -140,7 +140,9 @@ extension TabKeepStore {
                         } else if let cached = catalogsByBar[request.key.bar] {
                             catalog = cached
                         } else {
-                            catalog = try storedCatalog(txn, bar: request.key.bar)
+                            // Decoded once per record bytes (the cache `layout` uses), not per edit;
+                            // the bytes are still read in this transaction.
+                            catalog = try registeredCatalog(txn, bar: request.key.bar)
                             catalogsByBar[request.key.bar] = catalog
                         }
                         let state =

@@ -93,7 +93,8 @@ public final class TabKeepStore: Sendable {
     /// Opens the store in `directory`, creating it if missing.
     ///
     /// A store written by a newer schema is refused with ``TabKeepError/newerSchema(found:supported:)``
-    /// before LMDB opens it for writing, so its files stay byte-identical.
+    /// before anything is created or written, so its data file (`data.mdb`) stays byte-identical.
+    /// Opening a store that exists and needs no migration writes nothing and syncs nothing.
     public convenience init(directory: URL, options: Options = .init()) throws(TabKeepError) {
         try self.init(path: directory.path, options: options)
     }
@@ -101,12 +102,15 @@ public final class TabKeepStore: Sendable {
     /// Opens the store at the directory `path`, creating it if missing.
     public init(path: String, options: Options = .init()) throws(TabKeepError) {
         self.options = options
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
+        // stat(2) directly: what FileManager.fileExists(atPath:isDirectory:) answers, links followed.
+        var status = stat()
+        if stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFDIR {
             throw .invalidDirectory(path: path, reason: "it is a file, not a directory")
         }
         do {
-            if !Environment.isOpen(path: path),
+            // An empty data.mdb would be made a fresh store by a writing open: check it apart, as
+            // before, so it is still refused.
+            if Self.isEmptyFile(path + "/data.mdb"),
                 let schema = try Environment.peek(
                     path: path, database: Records.meta, key: Records.MetaKey.schema)
             {
@@ -121,7 +125,27 @@ public final class TabKeepStore: Sendable {
                 throw TabKeepError.invalidDirectory(
                     path: path, reason: "there is no store (no data.mdb) to open read-only")
             }
-            let environment = try Environment.open(path: path, configuration: configuration)
+            // The schema is checked in the open's first transaction, before anything is created:
+            // one open and one map of the store, not a peek and then the open.
+            var refusal: TabKeepError?
+            let environment: Environment
+            do {
+                environment = try Environment.open(
+                    path: path, configuration: configuration, probing: Records.meta,
+                    key: Records.MetaKey.schema
+                ) { schema in
+                    guard let schema else { return true }
+                    do throws(TabKeepError) {
+                        try Self.checkSchema(schema)
+                        return true
+                    } catch {
+                        refusal = error
+                        return false
+                    }
+                }
+            } catch {
+                throw refusal ?? TabKeepError.wrap(error)
+            }
             self.environment = environment
             func required(_ name: String) throws(TabKeepError) -> Database {
                 do {
@@ -139,18 +163,25 @@ public final class TabKeepStore: Sendable {
         } catch {
             throw TabKeepError.wrap(error)
         }
-        let (replica, created) = try Self.initializeMeta(
+        let opened = try Self.initializeMeta(
             environment, meta: meta, documents: documents, readOnly: options.readOnly)
-        identity = Mutex(replica)
-        createdMilliseconds = created
+        identity = Mutex(opened.replica)
+        createdMilliseconds = opened.created
         if !options.readOnly {
-            try migrateIfNeeded()
-            try takeFreshIdentityIfCopy()
+            // Both read their record again inside their write transaction before acting on it.
+            if opened.schema == 1 { try migrateIfNeeded() }
+            if opened.isCopy { try takeFreshIdentityIfCopy() }
         }
     }
 
     deinit {
         watchers.stop()
+    }
+
+    /// Whether `path` is a regular file of zero bytes (stat, no Foundation round trip).
+    private static func isEmptyFile(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG && status.st_size == 0
     }
 
     private static func checkSchema(_ bytes: [UInt8]) throws(TabKeepError) {
@@ -162,22 +193,30 @@ public final class TabKeepStore: Sendable {
         }
     }
 
-    /// Reads `meta`, writing it first when the store is new.
+    /// What an open reads of `meta`: the identity, the schema and whether the store is a backup copy.
+    private struct OpenedMeta {
+        var replica: ReplicaID
+        var created: UInt64
+        var schema: UInt64
+        var isCopy: Bool
+    }
+
+    /// Reads `meta` in one read transaction, writing it first when the store is new.
     private static func initializeMeta(
         _ env: Environment, meta: Database, documents: Database, readOnly: Bool
     )
         throws(TabKeepError)
-        -> (ReplicaID, UInt64)
+        -> OpenedMeta
     {
         do {
-            if let existing = try env.read({ txn in try readIdentity(txn, meta: meta) }) { return existing }
+            if let existing = try env.read({ txn in try readOpenedMeta(txn, meta: meta) }) { return existing }
             if readOnly {
                 throw TabKeepError.corruptMeta(
                     "meta holds no schema or replica id (damaged, or not a TabKeep store); opened read-only, nothing was written"
                 )
             }
             return try env.write { txn in
-                if let existing = try readIdentity(txn, meta: meta) { return existing }
+                if let existing = try readOpenedMeta(txn, meta: meta) { return existing }
                 let replica = ReplicaID.random()
                 let created = HybridLogicalClock.wallMilliseconds()
                 try txn.put(
@@ -186,11 +225,21 @@ public final class TabKeepStore: Sendable {
                 try txn.put(meta, key: Records.MetaKey.replica, value: Records.bigEndian(replica.rawValue))
                 try txn.put(meta, key: Records.MetaKey.clock, value: Records.bigEndian(0))
                 try txn.put(meta, key: Records.MetaKey.created, value: Records.bigEndian(created))
-                return (replica, created)
+                return OpenedMeta(
+                    replica: replica, created: created, schema: UInt64(Records.schemaVersion), isCopy: false)
             }
         } catch {
             throw TabKeepError.wrap(error)
         }
+    }
+
+    /// The identity, schema and copy mark `meta` holds, or nil when it holds no schema.
+    private static func readOpenedMeta(_ txn: borrowing Transaction, meta: Database) throws -> OpenedMeta? {
+        guard let (replica, created) = try readIdentity(txn, meta: meta) else { return nil }
+        return OpenedMeta(
+            replica: replica, created: created,
+            schema: try txn.get(meta, key: Records.MetaKey.schema).flatMap(Records.uint64) ?? 0,
+            isCopy: try txn.contains(meta, key: Records.MetaKey.copyOf))
     }
 
     private static func readIdentity(_ txn: borrowing Transaction, meta: Database) throws -> (
