@@ -205,6 +205,8 @@ public final class Environment: @unchecked Sendable {
         var raw: OpaquePointer?
         try check(mdb_env_create(&raw))
         guard let handle = raw else { throw LMDBError.system(errno: ENOMEM) }
+        let lockPath = path + "/lock.mdb"
+        let hadLockFile = access(lockPath, F_OK) == 0
         var flags = UInt32(MDB_NOTLS) | (readOnly ? UInt32(MDB_RDONLY) : 0)
         switch configuration.durability {
         case .full: break
@@ -232,6 +234,11 @@ public final class Environment: @unchecked Sendable {
             return (handle, databases)
         case .failure(let error):
             mdb_env_close(handle)
+            // A file that is not an LMDB environment (or not one this liblmdb reads) is refused
+            // after `mdb_env_open` has created its lock file: remove the lock file this open made,
+            // so a refused open leaves the directory as it found it. No other process can be using
+            // a lock file for a file LMDB refuses.
+            if !hadLockFile, error == .invalidFile || error == .versionMismatch { unlink(lockPath) }
             throw error
         }
     }
