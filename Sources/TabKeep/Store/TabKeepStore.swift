@@ -544,11 +544,13 @@ public final class TabKeepStore: Sendable {
     /// the store holds or has seen superseded.
     func readVector(_ txn: borrowing Transaction, _ profile: ProfileID) throws -> VersionVector {
         var vector = VersionVector()
-        try txn.forEach(versions, in: .prefix(Records.profilePrefix(profile))) { key, value in
-            guard let (_, replica) = Records.version(from: key), let sequence = Records.uint64(value) else {
+        let prefix = Records.profilePrefix(profile)
+        try txn.forEach(versions, in: .prefix(prefix)) { key, value in
+            let (profileCount, replica, sequence) = try Self.versionRecord(key, value)
+            guard profileCount + 1 == prefix.count else {
                 throw TabKeepError.corruptMeta("malformed versions record")
             }
-            vector[replica] = sequence
+            Self.set(&vector, replica, sequence)
             return true
         }
         return vector
@@ -557,18 +559,7 @@ public final class TabKeepStore: Sendable {
     func readVectors(_ txn: borrowing Transaction, _ scope: ProfileScope) throws -> [ProfileID: VersionVector]
     {
         var result: [ProfileID: VersionVector] = [:]
-        switch scope {
-        case .only(let profiles):
-            for profile in profiles { result[profile] = try readVector(txn, profile) }
-        case .all:
-            try txn.forEach(versions) { key, value in
-                guard let (profile, replica) = Records.version(from: key),
-                    let sequence = Records.uint64(value)
-                else { throw TabKeepError.corruptMeta("malformed versions record") }
-                result[profile, default: VersionVector()][replica] = sequence
-                return true
-            }
-        }
+        for (profile, vector) in try readVectorList(txn, scope) { result[profile] = vector }
         return result
     }
 
