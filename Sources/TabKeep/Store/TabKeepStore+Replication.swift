@@ -385,7 +385,10 @@ extension TabKeepStore {
                                 var replacement = TabBarDocument()
                                 replacement.merge(document)
                                 // `dots` was emptied: write every dot of the document, changed or not.
-                                try saveDocument(txn, key, replacement, previous: nil, raising: &raises)
+                                // In key order, most keys go past the last one (see `saveDocument`).
+                                try saveDocument(
+                                    txn, key, replacement, previous: nil, raising: &raises,
+                                    appending: keyOrdered)
                                 if replacement == previous {
                                     report.unchanged += 1
                                 } else {

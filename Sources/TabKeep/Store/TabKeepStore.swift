@@ -311,12 +311,14 @@ public final class TabKeepStore: Sendable {
     /// document are dropped, new ones added and counted into `raises` (written by `saveReplica`).
     ///
     /// Both dot lists are sorted, so the difference is one merge walk, and new dots are put in
-    /// key order.
+    /// key order. With `appending` (a bulk load into emptied `dots` and `documents`, in key
+    /// order), each key is first tried with `MDB_APPEND`, which skips the tree search; a key
+    /// that is not past the last one (two bars of one profile) falls back to a plain put.
     @discardableResult
     func saveDocument(
         _ txn: borrowing Transaction, _ key: DocumentKey, _ document: TabBarDocument,
         previous: TabBarDocument?,
-        raising raises: inout VersionRaises
+        raising raises: inout VersionRaises, appending: Bool = false
     ) throws -> [Dot] {
         let keyBytes = key.bytes
         let bar = Array(key.bar.rawValue.utf8)
@@ -335,8 +337,12 @@ public final class TabKeepStore: Sendable {
                 oldIndex += 1
             } else if oldIndex == old.count || new[newIndex] < old[oldIndex] {
                 let dot = new[newIndex]
-                try txn.put(dots, key: Records.dotKey(key.profile, dot), value: bar)
-                raises.raise(key.profile, dot.replica, to: dot.sequence)
+                try Self.put(
+                    txn, dots, key: Records.dotKey(key.profile, dot), value: bar, appending: appending)
+                // Added dots are sorted: each replica's last one is its highest, raised once.
+                if let last = added.last, last.replica != dot.replica {
+                    raises.raise(key.profile, last.replica, to: last.sequence)
+                }
                 added.append(dot)
                 newIndex += 1
             } else {
@@ -344,8 +350,24 @@ public final class TabKeepStore: Sendable {
                 newIndex += 1
             }
         }
-        try txn.put(documents, key: keyBytes, value: document.encoded())
+        if let last = added.last { raises.raise(key.profile, last.replica, to: last.sequence) }
+        try Self.put(txn, documents, key: keyBytes, value: document.encoded(), appending: appending)
         return added
+    }
+
+    /// A put, tried first with `MDB_APPEND` when `appending`.
+    private static func put(
+        _ txn: borrowing Transaction, _ database: Database, key: [UInt8], value: [UInt8], appending: Bool
+    ) throws {
+        if appending {
+            do {
+                try txn.put(database, key: key, value: value, options: .append)
+                return
+            } catch LMDBError.keyExists {
+                // Not past the last key: put it where it belongs.
+            }
+        }
+        try txn.put(database, key: key, value: value)
     }
 
     /// A sorted list without repeats.
