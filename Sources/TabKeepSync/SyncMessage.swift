@@ -120,11 +120,10 @@ public struct SyncMessage: Hashable, Sendable {
 
 extension ByteWriter {
     mutating func vector(_ vector: VersionVector) {
-        let replicas = vector.replicas
-        varint(UInt64(replicas.count))
-        for replica in replicas {
-            fixed64(replica.rawValue)
-            varint(vector[replica])
+        varint(UInt64(vector.storage.count))
+        for element in vector.storage {
+            fixed64(element.replica.rawValue)
+            varint(element.sequence)
         }
     }
 }

@@ -10,12 +10,14 @@ public struct VersionVector: Hashable, Sendable, CustomStringConvertible {
     /// equal vectors are equal values. A sorted array rather than a dictionary: vectors hold a few
     /// replicas, and sync reads and builds one per profile (a dictionary per vector was a fifth of
     /// a bulk sync apply's instructions under callgrind).
-    private(set) var storage: [Element]
+    package private(set) var storage: [Element]
 
     /// One replica's entry.
-    struct Element: Hashable, Sendable {
-        var replica: ReplicaID
-        var sequence: UInt64
+    package struct Element: Hashable, Sendable {
+        /// The replica.
+        package var replica: ReplicaID
+        /// The highest sequence seen from it (never 0).
+        package var sequence: UInt64
     }
 
     /// The empty vector.

@@ -24,6 +24,7 @@ extension TabKeepStore {
             return try profiles.sorted().map { ($0, try readVector(txn, $0)) }
         case .all:
             var result: [(profile: ProfileID, vector: VersionVector)] = []
+            result.reserveCapacity(try txn.count(versions))  // at most one profile per record
             var current: [UInt8] = []
             try txn.forEach(versions) { key, value in
                 let (profileCount, replica, sequence) = try Self.versionRecord(key, value)
@@ -35,7 +36,8 @@ extension TabKeepStore {
                     guard let profile = try? ProfileID(String(decoding: profileBytes, as: UTF8.self)) else {
                         throw TabKeepError.corruptMeta("malformed versions record")
                     }
-                    current = Array(profileBytes)
+                    current.removeAll(keepingCapacity: true)
+                    current.append(contentsOf: profileBytes)
                     result.append((profile, VersionVector()))
                 }
                 Self.set(&result[result.count - 1].vector, replica, sequence)
