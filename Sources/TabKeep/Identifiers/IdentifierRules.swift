@@ -37,24 +37,32 @@ package enum IdentifierRules {
     @inline(__always)
     static func equal(_ lhs: String, _ rhs: String) -> Bool {
         if lhs.utf8.count != rhs.utf8.count { return false }
-        return compare(lhs, rhs) == 0
+        let fast = lhs.utf8.withContiguousStorageIfAvailable { left in
+            rhs.utf8.withContiguousStorageIfAvailable { right in compare(left, right) == 0 }
+        }
+        if let fast, let fast { return fast }
+        return lhs.utf8.elementsEqual(rhs.utf8)
     }
 
     /// Byte-wise order, the order LMDB sorts keys in.
     @inline(__always)
     static func less(_ lhs: String, _ rhs: String) -> Bool {
-        compare(lhs, rhs) < 0
+        let fast = lhs.utf8.withContiguousStorageIfAvailable { left in
+            rhs.utf8.withContiguousStorageIfAvailable { right in compare(left, right) < 0 }
+        }
+        if let fast, let fast { return fast }
+        return lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
     }
 
     /// Three-way byte-wise comparison: below zero when `lhs` sorts first, zero when equal.
     @inline(__always)
     static func compare(_ lhs: String, _ rhs: String) -> Int {
-        // `withUTF8` on copies: no copy for native strings, and unlike the generic
-        // `utf8.withContiguousStorageIfAvailable` it is not a protocol call per comparison
-        // (sorting profiles spent most of its time in that call under callgrind).
-        var left = lhs
-        var right = rhs
-        return left.withUTF8 { left in right.withUTF8 { right in compare(left, right) } }
+        let fast = lhs.utf8.withContiguousStorageIfAvailable { left in
+            rhs.utf8.withContiguousStorageIfAvailable { right in compare(left, right) }
+        }
+        if let fast, let fast { return fast }
+        if lhs.utf8.elementsEqual(rhs.utf8) { return 0 }
+        return lhs.utf8.lexicographicallyPrecedes(rhs.utf8) ? -1 : 1
     }
 
     /// Three-way byte-wise comparison of two UTF-8 buffers (shorter prefix first), without
@@ -75,8 +83,14 @@ package enum IdentifierRules {
     /// Hashes the UTF-8 bytes, consistent with `equal`.
     @inline(__always)
     static func hash(_ value: String, into hasher: inout Hasher) {
-        var contiguous = value
-        contiguous.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        let done: Void? = value.utf8.withContiguousStorageIfAvailable {
+            hasher.combine(bytes: UnsafeRawBufferPointer($0))
+        }
+        if done == nil {
+            for byte in value.utf8 {
+                hasher.combine(byte)
+            }
+        }
         hasher.combine(UInt8(0xFF))  // terminator: 0xFF never occurs in UTF-8
     }
 }
