@@ -32,7 +32,10 @@ public final class DumpReader {
     private var start = 0
     private var endOfFile = false
     private var checksum = CRC32()
-    private var records = 0
+    /// Catalog and document lines read so far.
+    private(set) var records = 0
+    /// Document lines read so far.
+    var documents = 0
     private var lastCatalog: BarID?
     private var lastDocument: DocumentKey?
     private var finished = false
@@ -67,6 +70,25 @@ public final class DumpReader {
     public static func check(
         path: String, maxDrift: Duration? = nil, progress: ((_ bytes: Int) -> Void)? = nil
     ) throws(DumpError) -> DumpSummary {
+        do {
+            return try readAll(path: path, maxDrift: maxDrift) { _, _, reader in
+                if reader.documents % 1024 == 0 { progress?(reader.bytesRead) }
+            }
+        } catch let error as DumpError {
+            throw error
+        } catch {
+            throw DumpError(line: 0, reason: "\(error)")  // `document` above throws nothing else
+        }
+    }
+
+    /// Reads the whole dump at `path` as ``check(path:maxDrift:progress:)`` does, handing each
+    /// document to `document` as it is read (with the reader, for its position); returns the
+    /// summary once the trailer has matched. Throws the first problem, a ``DumpError``, or what
+    /// `document` throws.
+    static func readAll(
+        path: String, maxDrift: Duration?,
+        document: (DocumentKey, TabBarDocument, DumpReader) throws -> Void
+    ) throws -> DumpSummary {
         let reader = try DumpReader(path: path)
         var summary = DumpSummary(header: reader.header)
         let now = HybridLogicalClock.wallMilliseconds()
@@ -74,9 +96,10 @@ public final class DumpReader {
         while let record = try reader.next() {
             switch record {
             case .catalog(let bar, let catalog): summary.catalogs.append((bar, catalog))
-            case .document(let key, let document):
+            case .document(let key, let value):
                 summary.documents += 1
-                let newest = document.maxStamp.milliseconds
+                reader.documents += 1
+                let newest = value.maxStamp.milliseconds
                 if let limit, newest > now + limit {
                     throw DumpError(
                         line: reader.line,
@@ -84,11 +107,32 @@ public final class DumpReader {
                             "document for profile \"\(key.profile)\" bar \"\(key.bar)\" is stamped \(newest - now) ms ahead of this machine's clock (the limit is \(limit) ms); nothing was restored"
                     )
                 }
+                try document(key, value, reader)
             }
-            if summary.documents % 1024 == 0 { progress?(reader.bytesRead) }
         }
         summary.bytes = reader.bytesRead
         return summary
+    }
+
+    /// The catalogs at the top of the dump at `path` (read up to its first document, each line
+    /// checked); the rest of the file is left for ``readAll(path:maxDrift:document:)``.
+    static func catalogs(path: String) throws(DumpError) -> [(bar: BarID, catalog: Catalog)] {
+        let reader = try DumpReader(path: path)
+        var catalogs: [(bar: BarID, catalog: Catalog)] = []
+        while let record = try reader.next() {
+            guard case .catalog(let bar, let catalog) = record else { break }
+            catalogs.append((bar, catalog))
+        }
+        return catalogs
+    }
+
+    /// The size of the file at `path`, in bytes.
+    static func size(path: String) throws(DumpError) -> Int {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw DumpError(line: 0, reason: "cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        return Int(info.st_size)
     }
 
     /// The next record, or nil after a trailer that matches. Throws on the first problem.

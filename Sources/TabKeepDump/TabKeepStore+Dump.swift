@@ -52,34 +52,48 @@ extension TabKeepStore {
         return writer.records
     }
 
-    /// Restores the dump at `path`: reads and checks all of it first (a bad dump, or one stamped more
-    /// than `maxDrift` ahead of this machine's clock, changes nothing and names its line), then
-    /// reads it again into one write transaction. `replace` leaves the store holding exactly the
-    /// dump's documents and gives it a fresh replica id; `merge` merges entry by entry, as a sync
-    /// would. Either raises each profile's vector only as far as the dump's entries prove. With
-    /// `dryRun`, only reports. `progress` gets the bytes read and the total, twice over (check,
-    /// then write).
+    /// Restores the dump at `path` in one pass and one write transaction: each line is checked as
+    /// it is read and fed to the import, and the first problem (a bad line, a wrong count or CRC
+    /// in the trailer, a document stamped more than `maxDrift` ahead of this machine's clock)
+    /// throws out of the transaction, which is then aborted, so a bad dump changes nothing and
+    /// its error names the line. `replace` leaves the store holding exactly the dump's documents
+    /// and gives it a fresh replica id; `merge` merges entry by entry, as a sync would. Either
+    /// raises each profile's vector only as far as the dump's entries prove. With `dryRun`, only
+    /// reports. `progress` gets the bytes read and the file's size.
     public func restore(
         fromDumpAt path: String, mode: ImportMode, dryRun: Bool = false, maxDrift: Duration = .seconds(300),
         progress: ((_ bytesRead: Int, _ total: Int) -> Void)? = nil
     ) throws -> (summary: DumpSummary, report: ImportReport) {
-        let summary = try DumpReader.check(path: path, maxDrift: maxDrift) { progress?($0, 0) }
-        let report = try importDocuments(
-            mode: mode, catalogs: summary.catalogs, dryRun: dryRun, sizeHint: summary.bytes,
-            maxDrift: maxDrift
-        ) { add in
-            let reader = try DumpReader(path: path)
-            var documents = 0
-            while let record = try reader.next() {
-                guard case .document(let key, let document) = record else { continue }
-                try add(key, document)
-                documents += 1
-                if documents % 1024 == 0 { progress?(reader.bytesRead, summary.bytes) }
+        // Catalogs come first in a dump and go in before the documents: read them up front.
+        let catalogs = try DumpReader.catalogs(path: path)
+        let size = try DumpReader.size(path: path)
+        var summary: DumpSummary?
+        var dumpError: DumpError?
+        let report: ImportReport
+        do {
+            report = try importDocuments(
+                mode: mode, catalogs: catalogs, dryRun: dryRun, sizeHint: size, maxDrift: maxDrift
+            ) { add in
+                // Called again when the map must grow: each call reads the whole dump afresh.
+                do {
+                    summary = nil
+                    summary = try DumpReader.readAll(path: path, maxDrift: maxDrift) {
+                        key, document, reader in
+                        try add(key, document)
+                        if reader.records % 1024 == 0 { progress?(reader.bytesRead, size) }
+                    }
+                } catch let error as DumpError {
+                    dumpError = error
+                    throw error
+                }
             }
-            guard documents == summary.documents, reader.header == summary.header else {
-                throw DumpError(
-                    line: 0, reason: "the dump changed while it was restored; nothing was written")
-            }
+        } catch {
+            // The transaction was aborted: report the dump's own error, as a check would have.
+            if let dumpError { throw dumpError }
+            throw error
+        }
+        guard let summary else {
+            throw DumpError(line: 0, reason: "the dump was not read; nothing was written")
         }
         return (summary, report)
     }

@@ -63,7 +63,7 @@ extension SyncMessage {
                 throw .malformed(
                     offset: profileStart, reason: "section \(index) has an invalid profile: \(error)")
             }
-            guard Array(profile.rawValue.utf8) == Array(profileBytes) else {
+            guard profile.rawValue.utf8.elementsEqual(profileBytes) else {
                 throw .malformed(
                     offset: profileStart, reason: "section \(index)'s profile is not valid UTF-8")
             }
@@ -95,7 +95,7 @@ extension SyncMessage {
                     throw .malformed(
                         offset: barStart, reason: "document \(documentIndex) of \"\(profile)\": \(error)")
                 }
-                guard Array(bar.rawValue.utf8) == Array(barBytes) else {
+                guard bar.rawValue.utf8.elementsEqual(barBytes) else {
                     throw .malformed(offset: barStart, reason: "a bar of \"\(profile)\" is not valid UTF-8")
                 }
                 if let previous = documents.last, !(previous.key.bar < bar) {
@@ -143,21 +143,22 @@ extension SyncMessage {
 
 extension MessageReader {
     /// A version vector: replicas nonzero and strictly increasing, sequences nonzero.
-    mutating func vector(_ what: String) throws(SyncError) -> VersionVector {
-        let count = try count("\(what) size", max: SyncMessage.maxReplicas, minimumSize: 9)
+    mutating func vector(_ what: @autoclosure () -> String) throws(SyncError) -> VersionVector {
+        let count = try count("\(what()) size", max: SyncMessage.maxReplicas, minimumSize: 9)
         var vector = VersionVector()
         var previous: UInt64 = 0
         for _ in 0..<count {
             let start = offset
-            let replica = try bigEndian64("a replica id of the \(what)")
+            let replica = try bigEndian64("a replica id of the \(what())")
             guard replica > previous else {
-                throw fail("replica ids of the \(what) are zero or out of order", at: start)
+                throw fail("replica ids of the \(what()) are zero or out of order", at: start)
             }
             previous = replica
             let sequenceStart = offset
-            let sequence = try varint("a sequence of the \(what)")
-            guard sequence > 0 else { throw fail("a sequence of the \(what) is 0", at: sequenceStart) }
-            vector[ReplicaID(rawValue: replica)] = sequence
+            let sequence = try varint("a sequence of the \(what())")
+            guard sequence > 0 else { throw fail("a sequence of the \(what()) is 0", at: sequenceStart) }
+            // Replicas were just checked to increase and the sequence to be nonzero.
+            _ = vector.appendInOrder(ReplicaID(rawValue: replica), sequence)
         }
         return vector
     }

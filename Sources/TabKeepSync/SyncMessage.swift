@@ -72,7 +72,9 @@ public struct SyncMessage: Hashable, Sendable {
         self.kind = kind
         self.sender = sender
         self.scope = scope
-        self.sections = sections.sorted { $0.profile < $1.profile }
+        // Sections usually come in profile order already (a delta is read in key order).
+        let inOrder = zip(sections, sections.dropFirst()).allSatisfy { !($1.profile < $0.profile) }
+        self.sections = inOrder ? sections : sections.sorted { $0.profile < $1.profile }
     }
 
     /// Every document of every section.
@@ -81,6 +83,11 @@ public struct SyncMessage: Hashable, Sendable {
     /// Each section's vector, by profile.
     public var vectors: [ProfileID: VersionVector] {
         Dictionary(uniqueKeysWithValues: sections.map { ($0.profile, $0.vector) })
+    }
+
+    /// Each section's vector, in profile order (the order `init` sorts sections in).
+    var sortedVectors: [(profile: ProfileID, vector: VersionVector)] {
+        sections.map { ($0.profile, $0.vector) }
     }
 
     /// The message's bytes.
@@ -113,11 +120,10 @@ public struct SyncMessage: Hashable, Sendable {
 
 extension ByteWriter {
     mutating func vector(_ vector: VersionVector) {
-        let replicas = vector.replicas
-        varint(UInt64(replicas.count))
-        for replica in replicas {
-            fixed64(replica.rawValue)
-            varint(vector[replica])
+        varint(UInt64(vector.storage.count))
+        for element in vector.storage {
+            fixed64(element.replica.rawValue)
+            varint(element.sequence)
         }
     }
 }

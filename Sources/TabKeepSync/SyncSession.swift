@@ -33,16 +33,16 @@ public struct SyncSession: Sendable {
 
     /// Step 1: a request carrying this store's version vector of every profile in the scope.
     public func request() throws(SyncError) -> SyncMessage {
-        let vectors: [ProfileID: VersionVector]
+        let vectors: [(profile: ProfileID, vector: VersionVector)]
         do {
-            vectors = try store.versionVectors(scope)
+            vectors = try store.versionVectorList(scope)
         } catch {
             throw SyncError.wrap(error)
         }
         return SyncMessage(
             kind: .request, sender: store.replicaID, scope: scope,
             sections: vectors.map {
-                ProfileDelta(profile: $0.key, vector: $0.value, base: VersionVector(), documents: [])
+                ProfileDelta(profile: $0.profile, vector: $0.vector, base: VersionVector(), documents: [])
             })
     }
 
@@ -51,7 +51,7 @@ public struct SyncSession: Sendable {
     public func respond(to request: SyncMessage) throws(SyncError) -> SyncMessage {
         guard request.kind == .request else { throw .unexpectedKind(request.kind, expected: "a request") }
         guard request.sender != store.replicaID else { throw .fromThisReplica(request.sender) }
-        return try deltaMessage(kind: .reply, after: request.vectors, scope: narrowed(request.scope))
+        return try deltaMessage(kind: .reply, after: request.sortedVectors, scope: narrowed(request.scope))
     }
 
     /// Steps 3 and 4: applies a reply or a final message in one write transaction (only its
@@ -66,7 +66,8 @@ public struct SyncSession: Sendable {
         guard message.kind == .reply else { return SyncReceipt(changed: changed, reply: nil) }
         return SyncReceipt(
             changed: changed,
-            reply: try deltaMessage(kind: .final, after: message.vectors, scope: narrowed(message.scope)))
+            reply: try deltaMessage(
+                kind: .final, after: message.sortedVectors, scope: narrowed(message.scope)))
     }
 
     /// The scope both this side and the peer asked for.
@@ -81,16 +82,24 @@ public struct SyncSession: Sendable {
     /// A message of everything this store has in `scope` past `base`, taken with its vectors in
     /// one snapshot.
     /// Every profile's section goes in, changed or not, so the receiver knows each vector.
-    func deltaMessage(kind: SyncMessage.Kind, after base: [ProfileID: VersionVector], scope: ProfileScope)
-        throws(SyncError) -> SyncMessage
-    {
+    func deltaMessage(
+        kind: SyncMessage.Kind, after base: [(profile: ProfileID, vector: VersionVector)], scope: ProfileScope
+    ) throws(SyncError) -> SyncMessage {
         let delta: StoreDelta
         do {
-            delta = try store.delta(after: base, scope: scope, includeUnchanged: true)
+            delta = try store.delta(afterSorted: base, scope: scope, includeUnchanged: true)
         } catch {
             throw SyncError.wrap(error)
         }
         return SyncMessage(kind: kind, sender: store.replicaID, scope: scope, sections: delta.profiles)
+    }
+
+    /// ``deltaMessage(kind:after:scope:)`` past vectors given by profile, in any order.
+    func deltaMessage(kind: SyncMessage.Kind, after base: [ProfileID: VersionVector], scope: ProfileScope)
+        throws(SyncError) -> SyncMessage
+    {
+        let sorted = base.map { (profile: $0.key, vector: $0.value) }.sorted { $0.profile < $1.profile }
+        return try deltaMessage(kind: kind, after: sorted, scope: scope)
     }
 
     /// Applies a message's sections within this side's scope, once each base is known to be covered.

@@ -20,7 +20,7 @@ extension Entry {
         }
         switch (entry.key, entry.value) {
         case (.cleared, .context(let vector, let badges)):
-            if vector.storage.count > maxReplicas { return "context lists too many replicas" }
+            if vector.count > maxReplicas { return "context lists too many replicas" }
             if badges.count > maxBadgeMarks { return "clear lists too many badge totals" }
             for (index, mark) in badges.enumerated() {
                 if index > 0 && !(badges[index - 1] < mark) { return "clear's badge totals not in order" }

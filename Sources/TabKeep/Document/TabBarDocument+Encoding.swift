@@ -331,7 +331,7 @@ extension ByteReader {
     mutating func contextVector() throws(DocumentDecodingError) -> VersionVector {
         let replicaCount = try self.count(max: Entry.maxReplicas, "context replica count")
         var vector = VersionVector()
-        vector.storage.reserveCapacity(min(replicaCount, remaining / 9))
+        vector.reserveCapacity(min(replicaCount, remaining / 9))
         var previous: ReplicaID?
         for _ in 0..<replicaCount {
             let replica = ReplicaID(rawValue: try fixed64())
@@ -339,7 +339,7 @@ extension ByteReader {
             previous = replica
             let sequence = try varint()
             guard sequence > 0 else { throw fail("context sequence 0") }
-            vector[replica] = sequence
+            _ = vector.appendInOrder(replica, sequence)  // checked in order and nonzero just above
         }
         return vector
     }

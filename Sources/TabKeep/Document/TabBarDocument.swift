@@ -31,8 +31,11 @@ public struct TabBarDocument: Hashable, Sendable {
 
     /// A document from entries (any order), validated like a decoded one: duplicates, caps, values.
     public init(entries: [Entry]) throws(DocumentDecodingError) {
-        let sorted = entries.sorted { $0.key < $1.key }
-        for index in sorted.indices.dropFirst() where sorted[index - 1].key == sorted[index].key {
+        // Entries usually come in canonical order (a dump line holds them so): then there is
+        // nothing to sort and no duplicate to look for.
+        let inOrder = zip(entries, entries.dropFirst()).allSatisfy { $0.key < $1.key }
+        let sorted = inOrder ? entries : entries.sorted { $0.key < $1.key }
+        for index in sorted.indices.dropFirst() where !inOrder && sorted[index - 1].key == sorted[index].key {
             throw DocumentDecodingError(
                 offset: index, reason: "entry \(index): duplicate key \(sorted[index].key)")
         }
@@ -76,7 +79,7 @@ public struct TabBarDocument: Hashable, Sendable {
     public func problems() -> [String] {
         var problems: [String] = []
         let context = self.context
-        var counts: [UInt8: Int] = [:]
+        var counts = [Int](repeating: 0, count: 8)  // by key code (0...7)
         for (index, entry) in storage.enumerated() {
             if index > 0 && !(storage[index - 1].key < entry.key) {
                 problems.append("entry \(index): keys not in canonical order")
@@ -92,13 +95,14 @@ public struct TabBarDocument: Hashable, Sendable {
                     problems.append("entry \(index) (\(entry.key)): removed but not covered by the clear")
                 }
             }
-            counts[entry.key.code, default: 0] += 1
+            counts[Int(entry.key.code)] += 1
         }
         if storage.count > TabBarDocument.maxEntries {
             problems.append("\(storage.count) entries; at most \(TabBarDocument.maxEntries)")
         }
-        for (code, count) in counts where count > Entry.Key.maxCount(code: code) {
-            problems.append("\(count) entries of kind \(code); at most \(Entry.Key.maxCount(code: code))")
+        for (code, count) in counts.enumerated() where count > Entry.Key.maxCount(code: UInt8(code)) {
+            problems.append(
+                "\(count) entries of kind \(code); at most \(Entry.Key.maxCount(code: UInt8(code)))")
         }
         return problems
     }

@@ -33,7 +33,17 @@ enum Records {
     }
 
     static func bigEndian(_ value: UInt64) -> [UInt8] {
-        (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * $0)) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(8)
+        appendBigEndian(value, to: &bytes)
+        return bytes
+    }
+
+    /// Appends the 8 big-endian bytes of `value`: keys are built in one array, not concatenated.
+    static func appendBigEndian(_ value: UInt64, to bytes: inout [UInt8]) {
+        for shift in stride(from: 56, through: 0, by: -8) {
+            bytes.append(UInt8(truncatingIfNeeded: value >> shift))
+        }
     }
 
     static func uint64(_ bytes: some Collection<UInt8>) -> UInt64? {
@@ -49,7 +59,13 @@ enum Records {
     /// The `dots` key: profile ‖ 0x00 ‖ origin (8 bytes BE) ‖ sequence (8 bytes BE), so one
     /// replica's dots in one profile are contiguous and in sequence order.
     static func dotKey(_ profile: ProfileID, _ dot: Dot) -> [UInt8] {
-        profilePrefix(profile) + bigEndian(dot.replica.rawValue) + bigEndian(dot.sequence)
+        var key: [UInt8] = []
+        key.reserveCapacity(profile.rawValue.utf8.count + 17)
+        key.append(contentsOf: profile.rawValue.utf8)
+        key.append(0)
+        appendBigEndian(dot.replica.rawValue, to: &key)
+        appendBigEndian(dot.sequence, to: &key)
+        return key
     }
 
     /// The profile and dot of a `dots` key, or nil when malformed.
@@ -65,7 +81,12 @@ enum Records {
 
     /// The `versions` key: profile ‖ 0x00 ‖ replica (8 bytes BE).
     static func versionKey(_ profile: ProfileID, _ replica: ReplicaID) -> [UInt8] {
-        profilePrefix(profile) + bigEndian(replica.rawValue)
+        var key: [UInt8] = []
+        key.reserveCapacity(profile.rawValue.utf8.count + 9)
+        key.append(contentsOf: profile.rawValue.utf8)
+        key.append(0)
+        appendBigEndian(replica.rawValue, to: &key)
+        return key
     }
 
     /// The profile and replica of a `versions` key, or nil when malformed.

@@ -85,28 +85,62 @@ extension TabKeepStore {
     public func delta(
         after peer: [ProfileID: VersionVector], scope: ProfileScope = .all, includeUnchanged: Bool = false
     ) throws(TabKeepError) -> StoreDelta {
+        let sorted = peer.map { (profile: $0.key, vector: $0.value) }.sorted { $0.profile < $1.profile }
+        return try delta(afterSorted: sorted, scope: scope, includeUnchanged: includeUnchanged)
+    }
+
+    /// ``delta(after:scope:includeUnchanged:)`` with the peer's vectors as a list in strictly
+    /// increasing profile order (as a sync message holds them), so the store's vectors, read in
+    /// key order, are matched with the peer's in one walk instead of a dictionary per exchange.
+    package func delta(
+        afterSorted peer: [(profile: ProfileID, vector: VersionVector)], scope: ProfileScope = .all,
+        includeUnchanged: Bool = false
+    ) throws(TabKeepError) -> StoreDelta {
+        precondition(
+            zip(peer, peer.dropFirst()).allSatisfy { $0.profile < $1.profile },
+            "peer vectors must be in strictly increasing profile order")
         do {
             return try environment.read { txn in
                 var rows = 0
                 var sections: [ProfileDelta] = []
-                var vectors = try readVectors(txn, scope)
-                // A profile the peer holds and this store lacks: an empty section tells it to send it.
-                for profile in peer.keys where scope.contains(profile) && vectors[profile] == nil {
-                    vectors[profile] = VersionVector()
-                }
-                for profile in vectors.keys.sorted() {
-                    let now = vectors[profile]!
-                    let base = peer[profile] ?? VersionVector()
+                let mine = try readVectorList(txn, scope)
+                var mineIndex = 0
+                var peerIndex = 0
+                let empty = VersionVector()
+                while mineIndex < mine.count || peerIndex < peer.count {
+                    // Walk both lists in profile order; a profile the peer holds and this store
+                    // lacks gets an empty section, which tells the peer to send it.
+                    let profile: ProfileID
+                    let now: VersionVector
+                    let base: VersionVector
+                    if peerIndex == peer.count
+                        || (mineIndex < mine.count && mine[mineIndex].profile < peer[peerIndex].profile)
+                    {
+                        (profile, now, base) = (mine[mineIndex].profile, mine[mineIndex].vector, empty)
+                        mineIndex += 1
+                    } else if mineIndex == mine.count || peer[peerIndex].profile < mine[mineIndex].profile {
+                        let entry = peer[peerIndex]
+                        peerIndex += 1
+                        guard scope.contains(entry.profile) else { continue }
+                        (profile, now, base) = (entry.profile, empty, entry.vector)
+                    } else {
+                        (profile, now, base) = (
+                            mine[mineIndex].profile, mine[mineIndex].vector, peer[peerIndex].vector
+                        )
+                        mineIndex += 1
+                        peerIndex += 1
+                    }
                     if now == base && !includeUnchanged { continue }
-                    var bars: Set<BarID> = []
-                    for replica in now.replicas where now[replica] > base[replica] {
+                    var bars: [BarID] = []
+                    for element in now.storage where element.sequence > base[element.replica] {
                         var range = KeyRange.prefix(
-                            Records.profilePrefix(profile) + Records.bigEndian(replica.rawValue))
+                            Records.profilePrefix(profile) + Records.bigEndian(element.replica.rawValue))
                         range.lower = Records.dotKey(
-                            profile, Dot(replica: replica, sequence: base[replica] + 1))
+                            profile, Dot(replica: element.replica, sequence: base[element.replica] + 1))
                         try txn.forEach(dots, in: range) { _, value in
                             rows += 1
-                            bars.insert(try BarID(String(decoding: value, as: UTF8.self)))
+                            let bar = try BarID(String(decoding: value, as: UTF8.self))
+                            if !bars.contains(bar) { bars.append(bar) }
                             return true
                         }
                     }
@@ -163,12 +197,12 @@ extension TabKeepStore {
                 var writer = try loadWriter(txn)
                 var raises = VersionRaises()
                 var changed: [DocumentKey] = []
-                for section in delta.profiles {
-                    let local = try readVector(txn, section.profile)
-                    for replica in section.base.replicas where local[replica] < section.base[replica] {
+                let locals = try readVectors(txn, of: delta.profiles.map(\.profile))
+                for (section, local) in zip(delta.profiles, locals) {
+                    for element in section.base.storage where local[element.replica] < element.sequence {
                         throw TabKeepError.missingHistory(
-                            section.profile, replica: replica, needed: section.base[replica],
-                            have: local[replica])
+                            section.profile, replica: element.replica, needed: element.sequence,
+                            have: local[element.replica])
                     }
                     for document in section.documents {
                         let previous = try loadDocument(txn, document.key)
@@ -180,8 +214,8 @@ extension TabKeepStore {
                             txn, document.key, incoming: document.document, merged: merged, raising: &raises)
                         changed.append(document.key)
                     }
-                    for peer in section.vector.replicas where section.vector[peer] > local[peer] {
-                        raises.raise(section.profile, peer, to: section.vector[peer])
+                    for element in section.vector.storage where element.sequence > local[element.replica] {
+                        raises.raise(section.profile, element.replica, to: element.sequence)
                     }
                 }
                 writer.clock.observe(newest)
@@ -351,7 +385,10 @@ extension TabKeepStore {
                                 var replacement = TabBarDocument()
                                 replacement.merge(document)
                                 // `dots` was emptied: write every dot of the document, changed or not.
-                                try saveDocument(txn, key, replacement, previous: nil, raising: &raises)
+                                // In key order, most keys go past the last one (see `saveDocument`).
+                                try saveDocument(
+                                    txn, key, replacement, previous: nil, raising: &raises,
+                                    appending: keyOrdered)
                                 if replacement == previous {
                                     report.unchanged += 1
                                 } else {

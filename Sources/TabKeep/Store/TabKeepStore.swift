@@ -360,12 +360,14 @@ public final class TabKeepStore: Sendable {
     /// document are dropped, new ones added and counted into `raises` (written by `saveReplica`).
     ///
     /// Both dot lists are sorted, so the difference is one merge walk, and new dots are put in
-    /// key order.
+    /// key order. With `appending` (a bulk load into emptied `dots` and `documents`, in key
+    /// order), each key is first tried with `MDB_APPEND`, which skips the tree search; a key
+    /// that is not past the last one (two bars of one profile) falls back to a plain put.
     @discardableResult
     func saveDocument(
         _ txn: borrowing Transaction, _ key: DocumentKey, _ document: TabBarDocument,
         previous: TabBarDocument?,
-        raising raises: inout VersionRaises
+        raising raises: inout VersionRaises, appending: Bool = false
     ) throws -> [Dot] {
         let keyBytes = key.bytes
         let bar = Array(key.bar.rawValue.utf8)
@@ -384,8 +386,12 @@ public final class TabKeepStore: Sendable {
                 oldIndex += 1
             } else if oldIndex == old.count || new[newIndex] < old[oldIndex] {
                 let dot = new[newIndex]
-                try txn.put(dots, key: Records.dotKey(key.profile, dot), value: bar)
-                raises.raise(key.profile, dot.replica, to: dot.sequence)
+                try Self.put(
+                    txn, dots, key: Records.dotKey(key.profile, dot), value: bar, appending: appending)
+                // Added dots are sorted: each replica's last one is its highest, raised once.
+                if let last = added.last, last.replica != dot.replica {
+                    raises.raise(key.profile, last.replica, to: last.sequence)
+                }
                 added.append(dot)
                 newIndex += 1
             } else {
@@ -393,8 +399,24 @@ public final class TabKeepStore: Sendable {
                 newIndex += 1
             }
         }
-        try txn.put(documents, key: keyBytes, value: document.encoded())
+        if let last = added.last { raises.raise(key.profile, last.replica, to: last.sequence) }
+        try Self.put(txn, documents, key: keyBytes, value: document.encoded(), appending: appending)
         return added
+    }
+
+    /// A put, tried first with `MDB_APPEND` when `appending`.
+    private static func put(
+        _ txn: borrowing Transaction, _ database: Database, key: [UInt8], value: [UInt8], appending: Bool
+    ) throws {
+        if appending {
+            do {
+                try txn.put(database, key: key, value: value, options: .append)
+                return
+            } catch LMDBError.keyExists {
+                // Not past the last key: put it where it belongs.
+            }
+        }
+        try txn.put(database, key: key, value: value)
     }
 
     /// A sorted list without repeats.
@@ -596,11 +618,13 @@ public final class TabKeepStore: Sendable {
     /// the store holds or has seen superseded.
     func readVector(_ txn: borrowing Transaction, _ profile: ProfileID) throws -> VersionVector {
         var vector = VersionVector()
-        try txn.forEach(versions, in: .prefix(Records.profilePrefix(profile))) { key, value in
-            guard let (_, replica) = Records.version(from: key), let sequence = Records.uint64(value) else {
+        let prefix = Records.profilePrefix(profile)
+        try txn.forEach(versions, in: .prefix(prefix)) { key, value in
+            let (profileCount, replica, sequence) = try Self.versionRecord(key, value)
+            guard profileCount + 1 == prefix.count else {
                 throw TabKeepError.corruptMeta("malformed versions record")
             }
-            vector[replica] = sequence
+            Self.set(&vector, replica, sequence)
             return true
         }
         return vector
@@ -609,18 +633,7 @@ public final class TabKeepStore: Sendable {
     func readVectors(_ txn: borrowing Transaction, _ scope: ProfileScope) throws -> [ProfileID: VersionVector]
     {
         var result: [ProfileID: VersionVector] = [:]
-        switch scope {
-        case .only(let profiles):
-            for profile in profiles { result[profile] = try readVector(txn, profile) }
-        case .all:
-            try txn.forEach(versions) { key, value in
-                guard let (profile, replica) = Records.version(from: key),
-                    let sequence = Records.uint64(value)
-                else { throw TabKeepError.corruptMeta("malformed versions record") }
-                result[profile, default: VersionVector()][replica] = sequence
-                return true
-            }
-        }
+        for (profile, vector) in try readVectorList(txn, scope) { result[profile] = vector }
         return result
     }
 

@@ -1,0 +1,105 @@
+import LMDBKit
+
+/// Reading `versions` in bulk: a sync reads one vector per profile of the store, so these read
+/// keys in place (no copied key, no `String` per record) and make each profile id once.
+extension TabKeepStore {
+    /// ``versionVectors(_:)`` as a list in profile order, as a sync request carries them.
+    package func versionVectorList(_ scope: ProfileScope = .all) throws(TabKeepError) -> [(
+        profile: ProfileID, vector: VersionVector
+    )] {
+        do {
+            return try environment.read { txn in try readVectorList(txn, scope) }
+        } catch {
+            throw TabKeepError.wrap(error)
+        }
+    }
+
+    /// The vector of each profile in `scope` that this store holds anything of, in profile order
+    /// (with `.only`, every listed profile, empty when the store holds nothing of it).
+    func readVectorList(_ txn: borrowing Transaction, _ scope: ProfileScope) throws -> [(
+        profile: ProfileID, vector: VersionVector
+    )] {
+        switch scope {
+        case .only(let profiles):
+            return try profiles.sorted().map { ($0, try readVector(txn, $0)) }
+        case .all:
+            var result: [(profile: ProfileID, vector: VersionVector)] = []
+            result.reserveCapacity(try txn.count(versions))  // at most one profile per record
+            var current: [UInt8] = []
+            try txn.forEach(versions) { key, value in
+                let (profileCount, replica, sequence) = try Self.versionRecord(key, value)
+                let profileBytes = UnsafeRawBufferPointer(rebasing: key[..<profileCount])
+                let same = current.withUnsafeBufferPointer {
+                    IdentifierRules.compare($0, profileBytes.assumingMemoryBound(to: UInt8.self)) == 0
+                }
+                if result.isEmpty || !same {
+                    guard let profile = try? ProfileID(String(decoding: profileBytes, as: UTF8.self)) else {
+                        throw TabKeepError.corruptMeta("malformed versions record")
+                    }
+                    current.removeAll(keepingCapacity: true)
+                    current.append(contentsOf: profileBytes)
+                    result.append((profile, VersionVector()))
+                }
+                Self.set(&result[result.count - 1].vector, replica, sequence)
+                return true
+            }
+            return result
+        }
+    }
+
+    /// The vectors of `profiles`, in their order. When they are sorted and many compared with the
+    /// records of `versions`, one walk of `versions` reads them all; otherwise a range read each.
+    func readVectors(_ txn: borrowing Transaction, of profiles: [ProfileID]) throws -> [VersionVector] {
+        guard let first = profiles.first else { return [] }
+        let sorted = zip(profiles, profiles.dropFirst()).allSatisfy { $0 < $1 }
+        guard sorted, profiles.count * 16 >= (try txn.count(versions)) else {
+            return try profiles.map { try readVector(txn, $0) }
+        }
+        var result = Array(repeating: VersionVector(), count: profiles.count)
+        var index = 0
+        try txn.forEach(versions, in: KeyRange(from: Records.profilePrefix(first))) { key, value in
+            let (profileCount, replica, sequence) = try Self.versionRecord(key, value)
+            let profileBytes = UnsafeRawBufferPointer(rebasing: key[..<profileCount])
+            var order = Self.compare(profiles[index], profileBytes)
+            while order < 0 {
+                index += 1
+                if index == profiles.count { return false }
+                order = Self.compare(profiles[index], profileBytes)
+            }
+            if order == 0 { Self.set(&result[index], replica, sequence) }
+            return true
+        }
+        return result
+    }
+
+    /// A `versions` record's profile length, replica and sequence, checked as
+    /// `Records.version(from:)` checks it (the profile id itself is the caller's to check).
+    static func versionRecord(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> (
+        profileCount: Int, replica: ReplicaID, sequence: UInt64
+    ) {
+        guard key.count > 9, key[key.count - 9] == 0, value.count == 8 else {
+            throw TabKeepError.corruptMeta("malformed versions record")
+        }
+        let replica = bigEndian(key, at: key.count - 8)
+        guard replica != 0 else { throw TabKeepError.corruptMeta("malformed versions record") }
+        return (key.count - 9, ReplicaID(rawValue: replica), bigEndian(value, at: 0))
+    }
+
+    /// Sets a replica's entry read in key order (replicas increasing), falling back to the
+    /// subscript when it is not past the others.
+    static func set(_ vector: inout VersionVector, _ replica: ReplicaID, _ sequence: UInt64) {
+        if !vector.appendInOrder(replica, sequence) { vector[replica] = sequence }
+    }
+
+    static func bigEndian(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt64 {
+        var value: UInt64 = 0
+        for index in offset..<offset + 8 { value = value << 8 | UInt64(bytes[index]) }
+        return value
+    }
+
+    /// Byte-wise three-way comparison of a profile id with a key's profile bytes.
+    static func compare(_ profile: ProfileID, _ bytes: UnsafeRawBufferPointer) -> Int {
+        var text = profile.rawValue
+        return text.withUTF8 { IdentifierRules.compare($0, bytes.assumingMemoryBound(to: UInt8.self)) }
+    }
+}

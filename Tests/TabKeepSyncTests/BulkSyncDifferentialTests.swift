@@ -1,0 +1,203 @@
+@testable import TabKeep
+import Testing
+
+@testable import TabKeepSync
+
+/// The bulk sync paths against their general twins: a `VersionVector` against a dictionary of
+/// replicas, a store-wide delta (one walk of `versions`, matched with the peer's vectors in order)
+/// against a delta computed document by document from the public API, and one delta applied at
+/// once (its vectors read by one walk) against the same delta applied section by section (a range
+/// read each). Random stores and vectors, valid and past what the receiver holds.
+@Suite struct BulkSyncDifferentialTests {
+    @Test func aVersionVectorBehavesLikeADictionaryOfReplicas() {
+        var random = SplitMix64(seed: 0x7EC7)
+        for round in 0..<400 {
+            var vector = VersionVector()
+            var model: [ReplicaID: UInt64] = [:]
+            for _ in 0..<Int(random.next() % 24) {
+                let replica = ReplicaID(rawValue: 1 + random.next() % 9)
+                switch random.next() % 4 {
+                case 0, 1:
+                    let sequence = random.next() % 5  // zero included: it removes the replica
+                    vector[replica] = sequence
+                    model[replica] = sequence == 0 ? nil : sequence
+                case 2:
+                    let dot = Dot(replica: replica, sequence: 1 + random.next() % 6)
+                    #expect(vector.contains(dot) == (dot.sequence <= model[replica] ?? 0), "round \(round)")
+                default:
+                    var otherModel: [ReplicaID: UInt64] = [:]
+                    for _ in 0..<Int(random.next() % 5) {
+                        otherModel[ReplicaID(rawValue: 1 + random.next() % 9)] = random.next() % 7
+                    }
+                    vector.merge(VersionVector(otherModel))
+                    for (replica, sequence) in otherModel where sequence > model[replica] ?? 0 {
+                        model[replica] = sequence
+                    }
+                }
+                #expect(vector.replicas == model.keys.sorted(), "round \(round)")
+                #expect(vector.replicas.allSatisfy { vector[$0] == model[$0] }, "round \(round)")
+                #expect(vector.isEmpty == model.isEmpty, "round \(round)")
+                let rebuilt = VersionVector(model)
+                #expect(vector == rebuilt && vector.hashValue == rebuilt.hashValue, "round \(round)")
+            }
+        }
+    }
+
+    /// Three stores edited by random edits and partly synced, so profiles hold entries of several
+    /// replicas, some bars erased, and the stores differ.
+    func randomStores(_ random: inout SplitMix64, in directory: TemporaryDirectory, seed: Int) throws
+        -> [TabKeepStore]
+    {
+        let stores = try (0..<3).map { try directory.store("s\(seed)-\($0)") }
+        let profiles = (0..<40).map { profile("p\($0 * 7 % 40)") }
+        let bars = [BarID.main, try BarID("side")]
+        for step in 0..<160 {
+            let store = stores[Int(random.next() % 3)]
+            let user = profiles[Int(random.next() % UInt64(profiles.count))]
+            let bar = bars[Int(random.next() % 2)]
+            let tabName = ["a", "b", "c", "d", "e", "f", "g"][Int(random.next() % 7)]
+            switch random.next() % 6 {
+            case 0:
+                // A move past the shown tabs is refused: that is fine, the next step goes on.
+                try? store.edit(
+                    user, bar: bar, catalog: sevenTabs, .move(tab(tabName), to: Int(random.next() % 4)))
+            case 1: try store.edit(user, bar: bar, catalog: sevenTabs, .addToBadge(tab(tabName), 1))
+            case 2:
+                try store.edit(user, bar: bar, catalog: sevenTabs, .setHidden(tab(tabName), step % 2 == 0))
+            case 3 where step % 5 == 0: try store.reset(user, bar: bar)
+            case 4 where step % 7 == 0:
+                let (first, second) = (Int(random.next() % 3), Int(random.next() % 3))
+                if first != second {
+                    try sync(
+                        stores[first], stores[second], profiles: Set(profiles.prefix(Int(random.next() % 40)))
+                    )
+                }
+            default: try store.edit(user, bar: bar, catalog: sevenTabs, .setBadge(tab(tabName), step % 9))
+            }
+        }
+        return stores
+    }
+
+    /// Peer vectors made from a store's own: some profiles dropped, sequences moved up and down,
+    /// unknown replicas and profiles the store lacks added.
+    func perturbed(_ vectors: [ProfileID: VersionVector], _ random: inout SplitMix64) -> [ProfileID:
+        VersionVector]
+    {
+        var result: [ProfileID: VersionVector] = [:]
+        for (profile, vector) in vectors where random.next() % 5 != 0 {
+            var changed = vector
+            for replica in vector.replicas where random.next() % 3 == 0 {
+                let sequence = vector[replica]
+                changed[replica] = random.next() % 2 == 0 ? sequence / 2 : sequence + 3
+            }
+            if random.next() % 6 == 0 { changed[ReplicaID(rawValue: 0xFEED)] = 4 }
+            result[profile] = changed
+        }
+        for index in 0..<Int(random.next() % 4) {
+            result[profile("lacking-\(index)")] = VersionVector([ReplicaID(rawValue: 77): 2])
+        }
+        return result
+    }
+
+    /// The delta the way it was found before the bulk path, profile by profile: each vector read
+    /// on its own, the peer's looked up by profile, the documents found through every dot of the
+    /// profile past the peer's vector, each reduced to its part past that base.
+    func referenceDelta(
+        _ store: TabKeepStore, after peer: [ProfileID: VersionVector], scope: ProfileScope,
+        includeUnchanged: Bool
+    ) throws -> [ProfileDelta] {
+        let held = try store.versionVectors(scope).keys
+        let profiles = Set(held).union(peer.keys.filter { scope.contains($0) }).sorted()
+        return try profiles.compactMap { profile in
+            let now = try store.versionVectors(.only([profile]))[profile] ?? VersionVector()
+            let base = peer[profile] ?? VersionVector()
+            if now == base && !includeUnchanged { return nil }
+            var bars: Set<BarID> = []
+            let prefix = Array(profile.rawValue.utf8) + [0]
+            try store.environment.read { txn in
+                try txn.forEach(store.dots, in: .prefix(prefix)) { key, value in
+                    let bytes = Array(key)
+                    let replica = bytes[(bytes.count - 16)..<(bytes.count - 8)].reduce(UInt64(0)) {
+                        $0 << 8 | UInt64($1)
+                    }
+                    let sequence = bytes[(bytes.count - 8)...].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+                    if sequence > base[ReplicaID(rawValue: replica)] {
+                        bars.insert(try BarID(String(decoding: value, as: UTF8.self)))
+                    }
+                    return true
+                }
+            }
+            let documents = try bars.sorted().compactMap { bar -> DocumentDelta? in
+                guard let document = try store.document(profile, bar: bar) else { return nil }
+                let part = TabKeepStore.part(of: document, after: base)
+                return part.isEmpty
+                    ? nil : DocumentDelta(key: DocumentKey(profile: profile, bar: bar), document: part)
+            }
+            return ProfileDelta(profile: profile, vector: now, base: base, documents: documents)
+        }
+    }
+
+    @Test(arguments: 0..<12) func aStoreWideDeltaIsTheDeltaOfEachDocument(seed: Int) throws {
+        let directory = TemporaryDirectory()
+        var random = SplitMix64(seed: UInt64(seed) &+ 0xDE17A)
+        let stores = try randomStores(&random, in: directory, seed: seed)
+        for store in stores {
+            let peer = perturbed(try stores[Int(random.next() % 3)].versionVectors(), &random)
+            let only = ProfileScope.only(Set(peer.keys.prefix(10)).union([profile("p3"), profile("nobody")]))
+            for scope in [ProfileScope.all, only] {
+                for includeUnchanged in [false, true] {
+                    let delta = try store.delta(after: peer, scope: scope, includeUnchanged: includeUnchanged)
+                    let expected = try referenceDelta(
+                        store, after: peer, scope: scope, includeUnchanged: includeUnchanged)
+                    #expect(delta.profiles == expected, "seed \(seed) scope \(scope) \(includeUnchanged)")
+                }
+            }
+        }
+    }
+
+    @Test(arguments: 0..<12) func oneDeltaAppliedAtOnceEqualsItAppliedSectionBySection(seed: Int) throws {
+        let directory = TemporaryDirectory()
+        var random = SplitMix64(seed: UInt64(seed) &+ 0xA991)
+        let stores = try randomStores(&random, in: directory, seed: seed)
+        let (sender, receiver) = (stores[0], stores[1])
+        // Two copies of the receiver: the same documents and vectors.
+        let copies = try (0..<2).map { try directory.store("copy\(seed)-\($0)") }
+        for copy in copies {
+            try copy.apply(try receiver.delta(after: [:], includeUnchanged: true))
+        }
+        var peer = try copies[0].versionVectors()
+        if seed % 3 == 0, let some = peer.keys.sorted().first {
+            // A base past what the receiver holds: refused, at once and by that section alone.
+            peer[some, default: VersionVector()][ReplicaID(rawValue: 0xBAD)] = 9
+        }
+        var delta = try sender.delta(after: peer, includeUnchanged: seed % 2 == 0)
+        if seed % 4 == 1 { delta.profiles.shuffle(using: &random) }  // out of order: a range read each
+        let before = try recordChecksum(copies[0])
+        let atOnce = Result { try copies[0].apply(delta) }
+        if case .failure(let error) = atOnce {
+            guard case .missingHistory = error as? TabKeepError else {
+                Issue.record("seed \(seed): \(error)")
+                return
+            }
+            #expect(
+                try recordChecksum(copies[0]) == before, "seed \(seed): a refused delta changed the store")
+        }
+        var refusedSections = 0
+        for section in delta.profiles {
+            do {
+                try copies[1].apply(StoreDelta(profiles: [section]))
+            } catch TabKeepError.missingHistory {
+                refusedSections += 1
+            }
+        }
+        switch atOnce {
+        case .success:
+            #expect(refusedSections == 0, "seed \(seed)")
+            #expect(try documentBytes(copies[0]) == documentBytes(copies[1]), "seed \(seed)")
+            #expect(try copies[0].versionVectors() == copies[1].versionVectors(), "seed \(seed)")
+            #expect(try copies[0].verify().isSound, "seed \(seed)")
+        case .failure:
+            #expect(refusedSections > 0, "seed \(seed)")
+        }
+    }
+}
