@@ -70,6 +70,33 @@ import Testing
         }
     }
 
+    /// One device's keys are unique within each profile, not across profiles: a guest's move and the
+    /// account's move into one gap, made on one device, carry the same key. A guest merge must not
+    /// bring the two together, or the next move between them finds no key and re-spaces the bar,
+    /// over a concurrent move of another tab.
+    @Test func aGuestMergeNeverMakesTheNextMoveRespaceTheBar() throws {
+        let directory = TemporaryDirectory()
+        let (phone, tablet) = (try directory.store("phone"), try directory.store("tablet"))
+        let guest = profile("guest")
+        try phone.edit(user, catalog: sevenTabs, .move(tab("d"), to: 0))
+        try phone.edit(guest, catalog: sevenTabs, .move(tab("e"), to: 0))  // the same gap, same device
+        try phone.mergeProfile(guest, into: user)
+        #expect(
+            try phone.layout(user, catalog: sevenTabs).order == ["d", "e", "a", "b", "c", "f", "g"].map(tab))
+        try sync(phone, tablet)
+        try tablet.edit(user, catalog: sevenTabs, .move(tab("g"), to: 0))  // not seen by the phone yet
+        let old = try positionEntries(phone, user)
+        try phone.edit(user, catalog: sevenTabs, .move(tab("b"), to: 1))  // between d and e
+        let written = try positionEntries(phone, user).filter { old[$0.key] != $0.value }.keys
+        #expect(Set(written) == [tab("b")])
+        try sync(phone, tablet)
+        for store in [phone, tablet] {
+            #expect(
+                try store.layout(user, catalog: sevenTabs).order
+                    == ["g", "d", "b", "e", "a", "c", "f"].map(tab))
+        }
+    }
+
     @Test func devicesOnDifferentAppVersionsKeepEachOthersMoves() throws {
         let directory = TemporaryDirectory()
         let (phone, tablet) = (try directory.store("phone"), try directory.store("tablet"))

@@ -89,6 +89,7 @@ extension TabBarDocument {
 
     /// Folds another profile's document in (guest → account): its live entries merge by the rules of §3
     /// but get new local dots (and this replica as origin) from `replica`; its clear is not folded.
+    /// The guest's places that win get new keys of this replica (see ``rekeyFoldedPlaces(_:suffix:)``).
     /// Badge counts add up: the guest's count of each tab is added to this document's as one increment,
     /// since the two profiles' counters are independent (the same device may have incremented both).
     public mutating func fold(_ other: TabBarDocument, by replica: inout Replica) {
@@ -103,6 +104,7 @@ extension TabBarDocument {
                 Entry(key: entry.key, value: entry.value, stamp: entry.stamp, origin: replica.id, dot: dot))
         }
         merge(TabBarDocument(sorted: folded))
+        rekeyFoldedPlaces(Set(folded.map(\.dot)), suffix: FractionalKey.suffix(for: replica.id))
 
         let guest = ResolvedBar(document: other, catalog: .empty)
         let own = ResolvedBar(document: self, catalog: .empty)
@@ -120,5 +122,45 @@ extension TabBarDocument {
                     origin: replica.id, dot: dot))
         }
         merge(TabBarDocument(sorted: increments))
+    }
+
+    /// Gives the folded places that won (their dots are in `folded`) new keys ending in `suffix`, the
+    /// folding replica's: in each gap (the slot they follow), after every key the account holds there,
+    /// in the guest's order.
+    ///
+    /// A replica's keys are unique within one profile only: the same device moving one tab of the guest
+    /// and another of the account into one empty gap writes the same key for both. Copied as they were,
+    /// the two tie, no key fits between them, and the next move there re-spaces the whole bar over
+    /// concurrent moves; and a guest key may still meet an account key its writer has not synced here
+    /// yet. A key of the folding replica, chosen against the account document it folds into, meets
+    /// neither: this replica's later keys are chosen against it, and other replicas' end in their own id.
+    /// The stamps stay, so a copy still wins or loses against the account's moves of its tab by time.
+    mutating func rekeyFoldedPlaces(_ folded: Set<Dot>, suffix: [UInt8]) {
+        var copies: [TabID?: [(index: Int, place: TabPlace)]] = [:]
+        var highest: [TabID?: [UInt8]] = [:]
+        for (index, entry) in storage.enumerated() {
+            guard case .position = entry.key, case .place(let place) = entry.value else { continue }
+            if folded.contains(entry.dot) {
+                copies[place.after, default: []].append((index, place))
+            } else if highest[place.after].map({ $0.lexicographicallyPrecedes(place.key) }) ?? true {
+                highest[place.after] = place.key
+            }
+        }
+        for (after, group) in copies {
+            let ordered = group.sorted { lhs, rhs in
+                lhs.place.key == rhs.place.key
+                    ? lhs.index < rhs.index : lhs.place.key.lexicographicallyPrecedes(rhs.place.key)
+            }
+            // Only a gap already past the key cap keeps the guest's keys as they were.
+            guard
+                let keys = FractionalKey.spread(
+                    ordered.count, between: highest[after], and: nil, suffix: suffix)
+            else { continue }
+            for (copy, key) in zip(ordered, keys) {
+                var place = copy.place
+                place.key = key
+                storage[copy.index].value = .place(place)
+            }
+        }
     }
 }
