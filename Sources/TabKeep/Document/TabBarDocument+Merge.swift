@@ -89,7 +89,8 @@ extension TabBarDocument {
 
     /// Folds another profile's document in (guest → account): its live entries merge by the rules of §3
     /// but get new local dots (and this replica as origin) from `replica`; its clear is not folded.
-    /// The guest's places that win get new keys of this replica (see ``rekeyFoldedPlaces(_:suffix:)``).
+    /// The guest's places that win get new keys of this replica, after the account's keys in their gap, so a
+    /// copy never ties with an account key.
     /// Badge counts add up: the guest's count of each tab is added to this document's as one increment,
     /// since the two profiles' counters are independent (the same device may have incremented both).
     public mutating func fold(_ other: TabBarDocument, by replica: inout Replica) {
