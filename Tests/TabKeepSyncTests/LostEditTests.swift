@@ -97,6 +97,36 @@ import Testing
         }
     }
 
+    /// Two first keys of two empty gaps, written by one device, meet in one gap on an app version
+    /// that lacks the tab between those gaps. A move between their tabs there must find room between
+    /// the keys, not re-space the bar over another device's concurrent move.
+    @Test func tabsThatMeetInOneGapOnAnOlderAppLeaveRoomForAMoveBetweenThem() throws {
+        let directory = TemporaryDirectory()
+        let (phone, tablet) = (try directory.store("phone"), try directory.store("tablet"))
+        let older = try Catalog(["a", "b", "c", "e", "f", "g"].map(tab))  // an older app without d
+        try phone.edit(user, catalog: sevenTabs, .move(tab("g"), to: 4))  // into the gap after d
+        try phone.edit(user, catalog: sevenTabs, .move(tab("f"), to: 3))  // into the gap after c
+        try sync(phone, tablet)
+        // Without d, both gaps are one: f and g meet there, in the order of their keys.
+        let met = try tablet.layout(user, catalog: older).order
+        #expect(met.count == 6 && Set(met[3...4]) == [tab("f"), tab("g")], "\(met)")
+        let (first, second) = (met[3], met[4])
+        try phone.edit(user, catalog: sevenTabs, .move(tab("a"), to: 6))  // not seen by the tablet yet
+        let old = try positionEntries(tablet, user)
+        try tablet.edit(user, catalog: older, .move(tab("b"), to: 3))  // between the two
+        let written = try positionEntries(tablet, user).filter { old[$0.key] != $0.value }.keys
+        #expect(Set(written) == [tab("b")], "a move between them wrote \(written.map(\.rawValue).sorted())")
+        let moved = try tablet.layout(user, catalog: older).order
+        #expect(moved == [tab("a"), tab("c"), first, tab("b"), second, tab("e")], "\(moved)")
+        try sync(phone, tablet)
+        for (store, catalog) in [(phone, sevenTabs), (tablet, older)] {
+            let order = try store.layout(user, catalog: catalog).order
+            // The phone's concurrent move of a survives, and b stays right after the tab it was put after.
+            #expect(order.last == tab("a"), "\(order)")
+            #expect(order.firstIndex(of: tab("b")) == order.firstIndex(of: first).map { $0 + 1 }, "\(order)")
+        }
+    }
+
     @Test func devicesOnDifferentAppVersionsKeepEachOthersMoves() throws {
         let directory = TemporaryDirectory()
         let (phone, tablet) = (try directory.store("phone"), try directory.store("tablet"))

@@ -17,6 +17,26 @@ enum FractionalKey {
         !key.isEmpty && key.count <= maxLegacyLength && key.last != 0
     }
 
+    /// The tie-breaker of `replica`'s keys in the gap after the slot of `anchor` (nil: the gap
+    /// before the first slot): two bytes naming the gap (a 16-bit FNV-1a hash of the anchor's id,
+    /// 0 for none), then ``suffix(for:)``.
+    ///
+    /// Keys a device writes into different gaps then differ even where they start alike (every first
+    /// key of an empty gap does): another app version that lacks a tab between two gaps shows them as
+    /// one, and two equal keys there would leave no room for a move between their tabs but a re-space
+    /// of the whole bar. Two anchors that share a hash only bring back that rare tie.
+    static func suffix(for replica: ReplicaID, after anchor: TabID?) -> [UInt8] {
+        var hash: UInt32 = 0x811C_9DC5
+        if let anchor {
+            for byte in anchor.rawValue.utf8 {
+                hash ^= UInt32(byte)
+                hash &*= 0x0100_0193
+            }
+        }
+        let gap = anchor == nil ? 0 : UInt16(truncatingIfNeeded: hash ^ (hash >> 16))
+        return [UInt8(gap >> 8), UInt8(truncatingIfNeeded: gap)] + suffix(for: replica)
+    }
+
     /// The tie-breaker every key of `replica` ends in: its id, big-endian, then 0x01 so the key never
     /// ends in 0x00.
     static func suffix(for replica: ReplicaID) -> [UInt8] {

@@ -129,7 +129,6 @@ struct EditPlan {
         let keptPositions = EditPlan.longestIncreasing(candidates.map { (itemOf[order[$0]]!, order[$0]) })
         var kept = [Bool](repeating: false, count: order.count)
         for position in keptPositions { kept[candidates[position]] = true }
-        let suffix = FractionalKey.suffix(for: replica.id)
         var placed: [(TabID, TabPlace)] = []
         var index = 0
         while index < order.count {
@@ -143,12 +142,6 @@ struct EditPlan {
             let after = end < order.count ? itemOf[order[end]] : nil
             let gap = before?.gap ?? 0
             let high = after.flatMap { $0.gap == gap ? $0.key : nil }
-            guard
-                let keys = FractionalKey.spread(end - index, between: before?.key, and: high, suffix: suffix)
-            else {
-                respace(order)
-                return
-            }
             // The run takes the anchors of the tab it follows when that one has a place, so the two
             // resolve into the same gap in every catalog, also where this one shows them by fallback.
             // Else: the gap's slot, and the first tab after the run that stays unmoved (where a
@@ -163,6 +156,13 @@ struct EditPlan {
                     break
                 }
             }
+            let suffix = FractionalKey.suffix(for: replica.id, after: slot)
+            guard
+                let keys = FractionalKey.spread(end - index, between: before?.key, and: high, suffix: suffix)
+            else {
+                respace(order)
+                return
+            }
             for (offset, key) in keys.enumerated() {
                 placed.append((order[index + offset], TabPlace(after: slot, next: next, key: key)))
             }
@@ -174,7 +174,7 @@ struct EditPlan {
     /// New, evenly spread places in gap 0 for every movable tab, in `order`: only when a gap has run
     /// out of key length, which takes thousands of moves into it. Concurrent moves may lose to it.
     mutating func respace(_ order: [TabID]) {
-        let suffix = FractionalKey.suffix(for: replica.id)
+        let suffix = FractionalKey.suffix(for: replica.id, after: nil)
         let keys = FractionalKey.spread(order.count, between: nil, and: nil, suffix: suffix) ?? []
         for (id, key) in zip(order, keys) {
             put(.position(id), .place(TabPlace(after: nil, next: nil, key: key)))

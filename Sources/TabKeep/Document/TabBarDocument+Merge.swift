@@ -105,7 +105,7 @@ extension TabBarDocument {
                 Entry(key: entry.key, value: entry.value, stamp: entry.stamp, origin: replica.id, dot: dot))
         }
         merge(TabBarDocument(sorted: folded))
-        rekeyFoldedPlaces(Set(folded.map(\.dot)), suffix: FractionalKey.suffix(for: replica.id))
+        rekeyFoldedPlaces(Set(folded.map(\.dot)), replica: replica.id)
 
         let guest = ResolvedBar(document: other, catalog: .empty)
         let own = ResolvedBar(document: self, catalog: .empty)
@@ -125,8 +125,8 @@ extension TabBarDocument {
         merge(TabBarDocument(sorted: increments))
     }
 
-    /// Gives the folded places that won (their dots are in `folded`) new keys ending in `suffix`, the
-    /// folding replica's: in each gap (the slot they follow), after every key the account holds there,
+    /// Gives the folded places that won (their dots are in `folded`) new keys of `replica`, the
+    /// folding one (ending in its gap's suffix): in each gap (the slot they follow), after every key the account holds there,
     /// in the guest's order.
     ///
     /// A replica's keys are unique within one profile only: the same device moving one tab of the guest
@@ -136,7 +136,7 @@ extension TabBarDocument {
     /// yet. A key of the folding replica, chosen against the account document it folds into, meets
     /// neither: this replica's later keys are chosen against it, and other replicas' end in their own id.
     /// The stamps stay, so a copy still wins or loses against the account's moves of its tab by time.
-    mutating func rekeyFoldedPlaces(_ folded: Set<Dot>, suffix: [UInt8]) {
+    mutating func rekeyFoldedPlaces(_ folded: Set<Dot>, replica: ReplicaID) {
         var copies: [TabID?: [(index: Int, place: TabPlace)]] = [:]
         var highest: [TabID?: [UInt8]] = [:]
         for (index, entry) in storage.enumerated() {
@@ -155,7 +155,8 @@ extension TabBarDocument {
             // Only a gap already past the key cap keeps the guest's keys as they were.
             guard
                 let keys = FractionalKey.spread(
-                    ordered.count, between: highest[after], and: nil, suffix: suffix)
+                    ordered.count, between: highest[after], and: nil,
+                    suffix: FractionalKey.suffix(for: replica, after: after))
             else { continue }
             for (copy, key) in zip(ordered, keys) {
                 var place = copy.place
