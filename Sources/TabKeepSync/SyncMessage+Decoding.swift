@@ -118,7 +118,13 @@ extension SyncMessage {
                         offset: documentStart,
                         reason: "the document of \"\(profile)\" bar \"\(bar)\" is empty")
                 }
-                if let dot = document.dots.first(where: { !vector.contains($0) }) {
+                let dots = document.dots
+                if let index = dots.indices.dropFirst().first(where: { dots[$0 - 1] == dots[$0] }) {
+                    throw .malformed(
+                        offset: documentStart,
+                        reason: "\"\(profile)\" bar \"\(bar)\" holds dot \(dots[index]) in two entries")
+                }
+                if let dot = dots.first(where: { !vector.contains($0) }) {
                     throw .malformed(
                         offset: documentStart,
                         reason:

@@ -1,6 +1,6 @@
-import TabKeep
 import Testing
 
+@testable import TabKeep
 @testable import TabKeepSync
 
 @Suite struct BadInputTests {
@@ -136,6 +136,14 @@ import Testing
                 == .missingHistory(
                     profile: message.sections[0].profile, replica: ReplicaID(rawValue: 77), needed: 5, have: 0
                 ))
+        // A document that holds one dot in two entries (the store's dots index would point two ways).
+        var twice = message
+        var entries = twice.sections[0].documents[0].document.entries
+        #expect(entries.count >= 2)
+        entries[1].dot = entries[0].dot
+        twice.sections[0].documents[0].document = TabBarDocument(sorted: entries)
+        let twiceRefusal = refusal(twice.encoded(), by: session).map { "\($0)" } ?? "accepted"
+        #expect(twiceRefusal.contains("in two entries"), "\(twiceRefusal)")
         // A request handed to receive, and a message claiming to come from the receiver.
         #expect(refusal(try SyncSession(store: session.store).request().encoded(), by: session) != nil)
         var mine = message

@@ -105,4 +105,18 @@ struct EncodingTests {
         }
         #expect(throws: DocumentDecodingError.self) { try Catalog(decoding: bytes + [0]) }
     }
+
+    /// A dot names one write of one entry: a document whose two entries hold one dot is refused
+    /// where documents come in from outside (a dump's line; a sync message checks it too).
+    @Test func aDocumentWhoseTwoEntriesHoldOneDotIsRefused() throws {
+        var document = TabBarDocument()
+        var replica = Replica(id: ReplicaID(rawValue: 9))
+        try document.apply(.setHidden(tab("a"), true), catalog: sevenTabs, by: &replica)
+        try document.apply(.setHidden(tab("b"), true), catalog: sevenTabs, by: &replica)
+        var entries = document.entries
+        #expect(throws: Never.self) { try TabBarDocument(entries: entries) }
+        entries[1].dot = entries[0].dot
+        let error = try #require(throws: DocumentDecodingError.self) { try TabBarDocument(entries: entries) }
+        #expect(error.reason.contains("held by two entries"), "\(error)")
+    }
 }

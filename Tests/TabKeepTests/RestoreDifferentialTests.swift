@@ -91,7 +91,8 @@ struct RestoreDifferentialTests {
                     outcomes.insert("accepted")
                     #expect(result.summary.documents == summary.documents, "round \(round)")
                     #expect(result.summary.bytes == summary.bytes, "round \(round)")
-                    #expect(try target.verify().isSound, "round \(round) mode \(mode)")
+                    let report = try target.verify()
+                    #expect(report.isSound, "round \(round) mode \(mode): \(report.problems)")
                     if mode == .replace {
                         #expect(try documentsStored(target) == documentsRead(path), "round \(round)")
                     }

@@ -43,6 +43,13 @@ public struct TabBarDocument: Hashable, Sendable {
         if let problem = document.problems().first {
             throw DocumentDecodingError(offset: 0, reason: problem)
         }
+        // A dot names one write of one entry: two entries holding one would make the store's dots
+        // index point two ways. Checked here, where documents come in from outside (a dump's line;
+        // a sync message checks its documents too); `verify()` reports it in a stored document.
+        let dots = document.dots
+        if let index = dots.indices.dropFirst().first(where: { dots[$0 - 1] == dots[$0] }) {
+            throw DocumentDecodingError(offset: 0, reason: "dot \(dots[index]) is held by two entries")
+        }
         self = document
     }
 
