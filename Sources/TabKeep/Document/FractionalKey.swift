@@ -1,8 +1,9 @@
 /// Fractional position keys: byte strings read as base-256 fractions, compared byte-wise.
 ///
 /// A key never ends in 0x00, so byte order equals numeric order and there is always room below.
-/// Keys written now end in their writer's replica id (``suffix(for:)``), so two replicas never
-/// write the same key, even for concurrent moves into one gap.
+/// Keys written now end in a tag of their gap and their writer's replica id
+/// (``suffix(for:after:)``), so two replicas never write the same key, even for concurrent moves
+/// into one gap, and one replica's keys of two gaps differ where another catalog joins the gaps.
 enum FractionalKey {
     /// The longest key; an edit that would need a longer one re-spaces its gap instead.
     static let maxLength = TabPlace.maxKeyLength

@@ -17,7 +17,8 @@ public struct TabPlace: Hashable, Sendable {
     /// stands in the gap just before this tab's slot instead.
     public var next: TabID?
     /// The order within the gap: 1 to ``TabPlace/maxKeyLength`` bytes, the last one nonzero. Every key
-    /// ends in its writer's replica id, so two devices never write the same key.
+    /// ends in two bytes naming its gap and its writer's replica id, so two devices never write the
+    /// same key.
     public var key: [UInt8]
 
     /// A place.
