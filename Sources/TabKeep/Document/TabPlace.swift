@@ -16,9 +16,9 @@ public struct TabPlace: Hashable, Sendable {
     /// The first unmoved tab after the tab when it was placed. Where a catalog lacks `after`, the tab
     /// stands in the gap just before this tab's slot instead.
     public var next: TabID?
-    /// The order within the gap: 1 to ``TabPlace/maxKeyLength`` bytes, the last one nonzero. Every key
-    /// ends in two bytes naming its gap and its writer's replica id, so two devices never write the
-    /// same key.
+    /// The order within the gap: 1 to ``TabPlace/maxKeyLength`` bytes, the last one nonzero. A key
+    /// ends in its writer's replica id (and, written by this version, two bytes naming its gap before
+    /// it), so two devices never write the same key.
     public var key: [UInt8]
 
     /// A place.
