@@ -119,24 +119,30 @@ public final class Environment: @unchecked Sendable {
         accept: ([UInt8]?) -> Bool
     ) throws(LMDBError) -> Environment {
         try open(path: path, configuration: configuration) { (txn: OpaquePointer) throws(LMDBError) in
-            var dbi: MDB_dbi = 0
-            let opened = mdb_dbi_open(txn, database, 0, &dbi)
-            var value: [UInt8]? = nil
-            if opened != MDB_NOTFOUND {
-                try check(opened)
-                var data = MDB_val()
-                let found = key.withUnsafeBytes { bytes in
-                    var k = MDB_val(
-                        mv_size: bytes.count, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
-                    return mdb_get(txn, dbi, &k, &data)
-                }
-                if found != MDB_NOTFOUND {
-                    try check(found)
-                    value = Array(UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size))
-                }
+            guard accept(try value(txn, database: database, key: key)) else {
+                throw LMDBError.openRefused(path: path)
             }
-            guard accept(value) else { throw LMDBError.openRefused(path: path) }
         }
+    }
+
+    /// The value of `key` in the named `database` as `txn` sees it, or nil when the database or the
+    /// key is missing; opens no database it does not find.
+    private static func value(_ txn: OpaquePointer, database: String, key: [UInt8]) throws(LMDBError)
+        -> [UInt8]?
+    {
+        var dbi: MDB_dbi = 0
+        let opened = mdb_dbi_open(txn, database, 0, &dbi)
+        if opened == MDB_NOTFOUND { return nil }
+        try check(opened)
+        var data = MDB_val()
+        let found = key.withUnsafeBytes { bytes in
+            var k = MDB_val(
+                mv_size: bytes.count, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+            return mdb_get(txn, dbi, &k, &data)
+        }
+        if found == MDB_NOTFOUND { return nil }
+        try check(found)
+        return Array(UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size))
     }
 
     /// Opens or reuses the environment at `path`; `probe` runs in the first, read-only, transaction
@@ -499,22 +505,11 @@ public final class Environment: @unchecked Sendable {
         defer { mdb_env_close(handle) }
         try check(mdb_env_set_maxdbs(handle, 64))
         try check(mdb_env_open(handle, path, UInt32(MDB_RDONLY | MDB_NOLOCK | MDB_NOTLS), 0o600))
-        var txn: OpaquePointer?
-        try check(mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &txn))
+        var begun: OpaquePointer?
+        try check(mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &begun))
+        guard let txn = begun else { throw LMDBError.badTransaction }
         defer { mdb_txn_abort(txn) }
-        var dbi: MDB_dbi = 0
-        let rc = mdb_dbi_open(txn, name, 0, &dbi)
-        if rc == MDB_NOTFOUND { return nil }
-        try check(rc)
-        var data = MDB_val()
-        let found = key.withUnsafeBytes { bytes in
-            var k = MDB_val(
-                mv_size: bytes.count, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
-            return mdb_get(txn, dbi, &k, &data)
-        }
-        if found == MDB_NOTFOUND { return nil }
-        try check(found)
-        return Array(UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size))
+        return try value(txn, database: name, key: key)
     }
 
     /// Whether `path` is open in this process right now.
