@@ -167,7 +167,8 @@ struct ModelScenario {
     }
 
     /// A guest merge as the model sees it: the guest's live registers and moves are copied into the
-    /// account with their own stamps, its badge counts added as increments, and the guest erased.
+    /// account at the stamp order of the edit each copies, but after it (the store stamps a copy one
+    /// tick after its original), its badge counts added as increments, and the guest erased.
     mutating func mergeGuest(_ guest: ProfileID, into account: ProfileID, on device: Int) throws {
         let known = model.knowledge[device]
         var copies: [ReferenceModel.Edit] = []

@@ -97,6 +97,30 @@ import Testing
         }
     }
 
+    /// Bob's bar is merged into Alice's (Bob is cleared), then Alice's back into Bob's on another
+    /// device: each copy meets, in Bob's document, the tombstone of the very write it copies. The
+    /// copy is a write Bob's clear never saw, so Alice's settings must come back to Bob — on every
+    /// pair of devices, whichever replica id happens to be the larger (a tie of the two stamps fell
+    /// to the origins, random per store, and the copy lost whenever the clearing device's id was the
+    /// larger; this test gives that device the larger id).
+    @Test func aProfileMergedBackKeepsWhatItsClearHadNotSeenWhateverTheReplicaIds() throws {
+        let directory = TemporaryDirectory()
+        let (one, two) = (try directory.store("one"), try directory.store("two"))
+        let (phone, tablet) = one.replicaID > two.replicaID ? (one, two) : (two, one)
+        let (alice, bob) = (profile("alice"), profile("bob"))
+        try phone.edit(bob, catalog: sevenTabs, .setCustomizableFlag(tab("d"), false))
+        try phone.mergeProfile(bob, into: alice)
+        #expect(try !phone.layout(alice, catalog: sevenTabs).customizable.contains(tab("d")))
+        try sync(phone, tablet)
+        try tablet.mergeProfile(alice, into: bob)
+        try sync(phone, tablet)
+        for store in [phone, tablet] {
+            let layout = try store.layout(bob, catalog: sevenTabs)
+            #expect(!layout.customizable.contains(tab("d")), "\(layout.customizable)")
+            #expect(layout.customizable.contains(tab("e")))
+        }
+    }
+
     /// Two first keys of two empty gaps, written by one device, meet in one gap on an app version
     /// that lacks the tab between those gaps. A move between their tabs there must find room between
     /// the keys, not re-space the bar over another device's concurrent move.

@@ -28,7 +28,8 @@ struct ReferenceModel {
 
     struct Edit {
         let id: Int
-        /// Stamp order; a guest merge's copy keeps the order of the edit it copies.
+        /// Stamp order; a guest merge's copy keeps the order of the edit it copies, and its later id
+        /// puts it after that edit, as the store's one tick does: it beats that edit, cleared or not.
         let order: Int
         let device: Int
         let profile: ProfileID

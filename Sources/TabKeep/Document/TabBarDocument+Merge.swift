@@ -88,7 +88,8 @@ extension TabBarDocument {
     }
 
     /// Folds another profile's document in (guest → account): its live entries merge by the rules of §3
-    /// but get new local dots (and this replica as origin) from `replica`; its clear is not folded.
+    /// but get new local dots (and this replica as origin) from `replica`, and a stamp one tick after
+    /// their own (``copyStamp(_:)``); its clear is not folded.
     /// The guest's places that win get new keys of this replica, after the account's keys in their gap, so a
     /// copy never ties with an account key.
     /// Badge counts add up: the guest's count of each tab is added to this document's as one increment,
@@ -102,7 +103,9 @@ extension TabBarDocument {
             }
             let (_, dot) = replica.next()
             folded.append(
-                Entry(key: entry.key, value: entry.value, stamp: entry.stamp, origin: replica.id, dot: dot))
+                Entry(
+                    key: entry.key, value: entry.value, stamp: TabBarDocument.copyStamp(entry.stamp),
+                    origin: replica.id, dot: dot))
         }
         merge(TabBarDocument(sorted: folded))
         rekeyFoldedPlaces(Set(folded.map(\.dot)), replica: replica.id)
@@ -125,6 +128,20 @@ extension TabBarDocument {
         merge(TabBarDocument(sorted: increments))
     }
 
+    /// The stamp of a folded copy: one tick after the write it copies, so the copy counts as made
+    /// after it and still before every later write (the milliseconds stay those of the original).
+    ///
+    /// With the original's stamp the copy would tie with that write's own entry wherever the account
+    /// holds it, and the account may hold it as a tombstone: bob merged into alice is cleared, and
+    /// when alice is merged back into bob later, each copy meets the tombstone of the write it copies.
+    /// A tie falls to the origins, random per replica, so the copy (a write bob's clear never saw)
+    /// survived on some pairs of devices and vanished on others. One tick later it beats every entry of the write it copies,
+    /// live or removed, the same way on every replica. Pins keep the lowest stamp: a copied pin must
+    /// not outrank the account's pins.
+    static func copyStamp(_ stamp: Stamp) -> Stamp {
+        stamp == .zero || stamp == .last ? stamp : Stamp(rawValue: stamp.rawValue + 1)
+    }
+
     /// Gives the folded places that won (their dots are in `folded`) new keys of `replica`, the
     /// folding one (ending in its gap's suffix): in each gap (the slot they follow), after every key the account holds there,
     /// in the guest's order.
@@ -135,7 +152,7 @@ extension TabBarDocument {
     /// concurrent moves; and a guest key may still meet an account key its writer has not synced here
     /// yet. A key of the folding replica, chosen against the account document it folds into, meets
     /// neither: this replica's later keys are chosen against it, and other replicas' end in their own id.
-    /// The stamps stay, so a copy still wins or loses against the account's moves of its tab by time.
+    /// The stamps stay (but for one tick), so a copy still wins or loses against the account's moves of its tab by time.
     mutating func rekeyFoldedPlaces(_ folded: Set<Dot>, replica: ReplicaID) {
         var copies: [TabID?: [(index: Int, place: TabPlace)]] = [:]
         var highest: [TabID?: [UInt8]] = [:]
