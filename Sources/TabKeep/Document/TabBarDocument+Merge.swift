@@ -89,7 +89,8 @@ extension TabBarDocument {
 
     /// Folds another profile's document in (guest → account): its live entries merge by the rules of §3
     /// but get new local dots (and this replica as origin) from `replica`, and a stamp one tick after
-    /// their own (``copyStamp(_:)``); its clear is not folded.
+    /// their own, so a copy beats everything of the write it copies, cleared or not, and loses to every
+    /// later write; its clear is not folded.
     /// The guest's places that win get new keys of this replica, after the account's keys in their gap, so a
     /// copy never ties with an account key.
     /// Badge counts add up: the guest's count of each tab is added to this document's as one increment,
