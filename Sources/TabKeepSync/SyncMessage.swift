@@ -80,14 +80,27 @@ public struct SyncMessage: Hashable, Sendable {
     /// Every document of every section.
     public var documents: [DocumentDelta] { sections.flatMap(\.documents) }
 
-    /// Each section's vector, by profile.
+    /// Each section's vector, by profile (a message built with two sections of one profile, which
+    /// no decoded message has, gives their pointwise maximum).
     public var vectors: [ProfileID: VersionVector] {
-        Dictionary(uniqueKeysWithValues: sections.map { ($0.profile, $0.vector) })
+        Dictionary(sections.map { ($0.profile, $0.vector) }) { first, second in
+            var merged = first
+            merged.merge(second)
+            return merged
+        }
     }
 
-    /// Each section's vector, in profile order (the order `init` sorts sections in).
-    var sortedVectors: [(profile: ProfileID, vector: VersionVector)] {
-        sections.map { ($0.profile, $0.vector) }
+    /// Each section's vector, in profile order (the order `init` sorts sections in); refuses a
+    /// message whose sections were set out of order or with a profile twice, which a decoded
+    /// message never has.
+    func sortedVectors() throws(SyncError) -> [(profile: ProfileID, vector: VersionVector)] {
+        for (previous, section) in zip(sections, sections.dropFirst())
+        where !(previous.profile < section.profile) {
+            throw .malformed(
+                offset: 0,
+                reason: "sections not in strictly increasing profile order (at \"\(section.profile)\")")
+        }
+        return sections.map { ($0.profile, $0.vector) }
     }
 
     /// The message's bytes.

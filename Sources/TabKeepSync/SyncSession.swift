@@ -51,7 +51,7 @@ public struct SyncSession: Sendable {
     public func respond(to request: SyncMessage) throws(SyncError) -> SyncMessage {
         guard request.kind == .request else { throw .unexpectedKind(request.kind, expected: "a request") }
         guard request.sender != store.replicaID else { throw .fromThisReplica(request.sender) }
-        return try deltaMessage(kind: .reply, after: request.sortedVectors, scope: narrowed(request.scope))
+        return try deltaMessage(kind: .reply, after: request.sortedVectors(), scope: narrowed(request.scope))
     }
 
     /// Steps 3 and 4: applies a reply or a final message in one write transaction (only its
@@ -62,12 +62,12 @@ public struct SyncSession: Sendable {
         guard message.kind != .request else {
             throw .unexpectedKind(message.kind, expected: "a reply or a final message")
         }
+        let vectors = try message.sortedVectors()  // before anything is applied
         let changed = try apply(message)
         guard message.kind == .reply else { return SyncReceipt(changed: changed, reply: nil) }
         return SyncReceipt(
             changed: changed,
-            reply: try deltaMessage(
-                kind: .final, after: message.sortedVectors, scope: narrowed(message.scope)))
+            reply: try deltaMessage(kind: .final, after: vectors, scope: narrowed(message.scope)))
     }
 
     /// The scope both this side and the peer asked for.

@@ -144,6 +144,19 @@ import Testing
         twice.sections[0].documents[0].document = TabBarDocument(sorted: entries)
         let twiceRefusal = refusal(twice.encoded(), by: session).map { "\($0)" } ?? "accepted"
         #expect(twiceRefusal.contains("in two entries"), "\(twiceRefusal)")
+        // A message built by hand with two sections of one profile: refused, not a crash.
+        var repeated = message
+        repeated.sections.append(message.sections[0])
+        let repeatedRefusal = Result { () throws(SyncError) in try session.receive(repeated) }
+        #expect(
+            "\(repeatedRefusal)".contains("not in strictly increasing profile order"), "\(repeatedRefusal)")
+        var repeatedRequest = try SyncSession(store: session.store).request()
+        repeatedRequest.sections += repeatedRequest.sections
+        #expect(repeatedRequest.sections.count >= 2)
+        let responder = SyncSession(store: try directory.store("third"))
+        let respondRefusal = Result { () throws(SyncError) in try responder.respond(to: repeatedRequest) }
+        #expect(
+            "\(respondRefusal)".contains("not in strictly increasing profile order"), "\(respondRefusal)")
         // A request handed to receive, and a message claiming to come from the receiver.
         #expect(refusal(try SyncSession(store: session.store).request().encoded(), by: session) != nil)
         var mine = message

@@ -312,14 +312,9 @@ func positionEntries(_ store: TabKeepStore, _ who: ProfileID) throws -> [TabID: 
 
 @Suite struct IntentModelTests {
     /// `TABKEEP_MODEL_SEED=N swift test --filter IntentModelTests` replays one seed alone.
-    static let seeds: [Int] = {
-        if let text = ProcessInfo.processInfo.environment["TABKEEP_MODEL_SEED"], let seed = Int(text) {
-            return [seed]
-        }
-        // `TABKEEP_MODEL_SEEDS=N` runs N seeds instead of the default run's, for a longer search.
-        let count = ProcessInfo.processInfo.environment["TABKEEP_MODEL_SEEDS"].flatMap(Int.init) ?? 1_000
-        return Array(0..<count)
-    }()
+    /// `TABKEEP_MODEL_SEEDS=N` runs N seeds instead of the default run's, for a longer search.
+    static let seeds = propertySeeds(
+        one: "TABKEEP_MODEL_SEED", many: "TABKEEP_MODEL_SEEDS", defaultCount: 1_000)
 
     @Test(arguments: seeds)
     func everyStoreShowsWhatTheUsersDidAfterALossyNetwork(seed: Int) throws {

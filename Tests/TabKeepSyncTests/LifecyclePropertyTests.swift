@@ -101,14 +101,9 @@ extension ModelScenario {
 
 @Suite struct LifecyclePropertyTests {
     /// `TABKEEP_LIFECYCLE_SEED=N swift test --filter LifecyclePropertyTests` replays one seed alone.
-    static let seeds: [Int] = {
-        if let text = ProcessInfo.processInfo.environment["TABKEEP_LIFECYCLE_SEED"], let seed = Int(text) {
-            return [seed]
-        }
-        // `TABKEEP_LIFECYCLE_SEEDS=N` runs N seeds instead of the default run's, for a longer search.
-        let count = ProcessInfo.processInfo.environment["TABKEEP_LIFECYCLE_SEEDS"].flatMap(Int.init) ?? 300
-        return Array(0..<count)
-    }()
+    /// `TABKEEP_LIFECYCLE_SEEDS=N` runs N seeds instead of the default run's, for a longer search.
+    static let seeds = propertySeeds(
+        one: "TABKEEP_LIFECYCLE_SEED", many: "TABKEEP_LIFECYCLE_SEEDS", defaultCount: 300)
 
     @Test(arguments: seeds)
     func storesThroughSyncsDumpsRestoresAndBackupsShowWhatTheUsersDid(seed: Int) throws {

@@ -66,3 +66,12 @@ func storedClock(_ store: TabKeepStore) throws -> [UInt8]? {
     let meta = try store.environment.database("meta")
     return try store.environment.read { txn in try txn.get(meta, key: Array("clock".utf8)) }
 }
+
+/// The seeds of a property test: `[N]` when `one` (say `TABKEEP_MODEL_SEED`) is set, to replay a
+/// failing seed alone; else `0..<N` for `many` (say `TABKEEP_MODEL_SEEDS`) when set, for a longer
+/// search; else `0..<defaultCount`.
+func propertySeeds(one: String, many: String, defaultCount: Int) -> [Int] {
+    let environment = ProcessInfo.processInfo.environment
+    if let text = environment[one], let seed = Int(text) { return [seed] }
+    return Array(0..<(environment[many].flatMap(Int.init) ?? defaultCount))
+}

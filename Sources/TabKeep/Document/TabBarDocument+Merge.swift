@@ -87,14 +87,14 @@ extension TabBarDocument {
         merge(TabBarDocument(sorted: sorted))
     }
 
-    /// Folds another profile's document in (guest → account): its live entries merge by the rules of §3
-    /// but get new local dots (and this replica as origin) from `replica`, and a stamp one tick after
-    /// their own, so a copy beats everything of the write it copies, cleared or not, and loses to every
-    /// later write; its clear is not folded.
-    /// The guest's places that win get new keys of this replica, after the account's keys in their gap, so a
-    /// copy never ties with an account key.
-    /// Badge counts add up: the guest's count of each tab is added to this document's as one increment,
-    /// since the two profiles' counters are independent (the same device may have incremented both).
+    /// Folds another profile's document in (guest → account): its live entries merge by the rules
+    /// of §3 but get new local dots (and this replica as origin) from `replica`, and a stamp one
+    /// tick after their own, so a copy beats everything of the write it copies, cleared or not, and
+    /// loses to every later write; its clear is not folded. The guest's places that win get new
+    /// keys of this replica, after the account's keys in their gap, so a copy never ties with an
+    /// account key. Badge counts add up: the guest's count of each tab is added to this document's
+    /// as one increment, since the two profiles' counters are independent (the same device may have
+    /// incremented both).
     public mutating func fold(_ other: TabBarDocument, by replica: inout Replica) {
         var folded: [Entry] = []
         for entry in other.storage where entry.key != .cleared && entry.value != .removed {
@@ -132,28 +132,29 @@ extension TabBarDocument {
     /// The stamp of a folded copy: one tick after the write it copies, so the copy counts as made
     /// after it and still before every later write (the milliseconds stay those of the original).
     ///
-    /// With the original's stamp the copy would tie with that write's own entry wherever the account
-    /// holds it, and the account may hold it as a tombstone: bob merged into alice is cleared, and
-    /// when alice is merged back into bob later, each copy meets the tombstone of the write it copies.
-    /// A tie falls to the origins, random per replica, so the copy (a write bob's clear never saw)
-    /// survived on some pairs of devices and vanished on others. One tick later it beats every entry of the write it copies,
-    /// live or removed, the same way on every replica. Pins keep the lowest stamp: a copied pin must
-    /// not outrank the account's pins.
+    /// With the original's stamp the copy would tie with that write's own entry wherever the
+    /// account holds it, and the account may hold it as a tombstone: bob merged into alice is
+    /// cleared, and when alice is merged back into bob later, each copy meets the tombstone of the
+    /// write it copies. A tie falls to the origins, random per replica, so the copy (a write bob's
+    /// clear never saw) survived on some pairs of devices and vanished on others. One tick later it
+    /// beats every entry of the write it copies, live or removed, the same way on every replica.
+    /// Pins keep the lowest stamp: a copied pin must not outrank the account's pins.
     static func copyStamp(_ stamp: Stamp) -> Stamp {
         stamp == .zero || stamp == .last ? stamp : Stamp(rawValue: stamp.rawValue + 1)
     }
 
     /// Gives the folded places that won (their dots are in `folded`) new keys of `replica`, the
-    /// folding one (ending in its gap's suffix): in each gap (the slot they follow), after every key the account holds there,
-    /// in the guest's order.
+    /// folding one (ending in its gap's suffix): in each gap (the slot they follow), after every
+    /// key the account holds there, in the guest's order.
     ///
-    /// A replica's keys are unique within one profile only: the same device moving one tab of the guest
-    /// and another of the account into one empty gap writes the same key for both. Copied as they were,
-    /// the two tie, no key fits between them, and the next move there re-spaces the whole bar over
-    /// concurrent moves; and a guest key may still meet an account key its writer has not synced here
-    /// yet. A key of the folding replica, chosen against the account document it folds into, meets
-    /// neither: this replica's later keys are chosen against it, and other replicas' end in their own id.
-    /// The stamps stay (but for one tick), so a copy still wins or loses against the account's moves of its tab by time.
+    /// A replica's keys are unique within one profile only: the same device moving one tab of the
+    /// guest and another of the account into one empty gap writes the same key for both. Copied as
+    /// they were, the two tie, no key fits between them, and the next move there re-spaces the
+    /// whole bar over concurrent moves; and a guest key may still meet an account key its writer
+    /// has not synced here yet. A key of the folding replica, chosen against the account document
+    /// it folds into, meets neither: this replica's later keys are chosen against it, and other
+    /// replicas' end in their own id. The stamps stay (but for one tick), so a copy still wins or
+    /// loses against the account's moves of its tab by time.
     mutating func rekeyFoldedPlaces(_ folded: Set<Dot>, replica: ReplicaID) {
         var copies: [TabID?: [(index: Int, place: TabPlace)]] = [:]
         var highest: [TabID?: [UInt8]] = [:]

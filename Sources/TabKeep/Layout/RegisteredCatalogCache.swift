@@ -9,8 +9,8 @@ import Synchronization
 /// transaction — but only when its snapshot differs from the one that last checked it: a read
 /// transaction's snapshot is the last committed write's id within one opening of the environment,
 /// so an equal snapshot is the same committed state and the record cannot have changed (a reopen
-/// after a suspend starts a new opening: the file may have been replaced meanwhile). A changed snapshot costs one `get` and one `memcmp`; changed
-/// bytes are decoded and validated again. Write transactions never consult the snapshot (their id
+/// after a suspend starts a new opening: the file may have been replaced meanwhile). A changed
+/// snapshot costs one `get` and one `memcmp`; changed bytes are decoded and validated again. Write transactions never consult the snapshot (their id
 /// belongs to an uncommitted state) and never record one.
 ///
 /// ```swift

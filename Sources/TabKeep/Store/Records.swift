@@ -53,16 +53,22 @@ enum Records {
 
     /// profile ‖ 0x00: the prefix of every `dots` and `versions` key of one profile.
     static func profilePrefix(_ profile: ProfileID) -> [UInt8] {
-        Array(profile.rawValue.utf8) + [0]
+        profilePrefix(profile, reserving: 0)
+    }
+
+    /// profile ‖ 0x00, with room for `extra` more bytes: keys are built in one array.
+    private static func profilePrefix(_ profile: ProfileID, reserving extra: Int) -> [UInt8] {
+        var key: [UInt8] = []
+        key.reserveCapacity(profile.rawValue.utf8.count + 1 + extra)
+        key.append(contentsOf: profile.rawValue.utf8)
+        key.append(0)
+        return key
     }
 
     /// The `dots` key: profile ‖ 0x00 ‖ origin (8 bytes BE) ‖ sequence (8 bytes BE), so one
     /// replica's dots in one profile are contiguous and in sequence order.
     static func dotKey(_ profile: ProfileID, _ dot: Dot) -> [UInt8] {
-        var key: [UInt8] = []
-        key.reserveCapacity(profile.rawValue.utf8.count + 17)
-        key.append(contentsOf: profile.rawValue.utf8)
-        key.append(0)
+        var key = profilePrefix(profile, reserving: 16)
         appendBigEndian(dot.replica.rawValue, to: &key)
         appendBigEndian(dot.sequence, to: &key)
         return key
@@ -81,10 +87,7 @@ enum Records {
 
     /// The `versions` key: profile ‖ 0x00 ‖ replica (8 bytes BE).
     static func versionKey(_ profile: ProfileID, _ replica: ReplicaID) -> [UInt8] {
-        var key: [UInt8] = []
-        key.reserveCapacity(profile.rawValue.utf8.count + 9)
-        key.append(contentsOf: profile.rawValue.utf8)
-        key.append(0)
+        var key = profilePrefix(profile, reserving: 8)
         appendBigEndian(replica.rawValue, to: &key)
         return key
     }
