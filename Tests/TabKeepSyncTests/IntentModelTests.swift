@@ -59,12 +59,23 @@ struct ModelScenario {
         }
     }
 
-    /// Waits for the wall clock's millisecond to change, so this edit's stamps follow every earlier one.
+    /// The wall-clock millisecond of the last write that made stamps (an edit, a guest merge).
+    var lastWriteMillisecond: Int64 = 0
+
+    static func wallMilliseconds() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+
+    /// Waits until the wall clock is past the last write's millisecond, so this write's stamps
+    /// follow every earlier one (stamps never run ahead of the wall clock: every device shares
+    /// this machine's). Usually it is already past: no wait.
     func nextMillisecond() {
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
         // Sleeping in steps of 0.1 ms, not spinning: the core goes to the tests and tool
         // processes running beside this one.
-        while Int64(Date().timeIntervalSince1970 * 1000) == now { usleep(100) }
+        while Self.wallMilliseconds() <= lastWriteMillisecond { usleep(100) }
+    }
+
+    /// Records that a write that made stamps has just ended.
+    mutating func wrote() {
+        lastWriteMillisecond = Self.wallMilliseconds()
     }
 
     mutating func edit(on device: Int) throws {
@@ -78,6 +89,7 @@ struct ModelScenario {
         // Badges on two tabs only, so sets, increments and clears meet on the same badge often.
         let badge = [tab("a"), tab("c")].randomElement(using: &random)!
         nextMillisecond()
+        defer { wrote() }
         func record(_ change: ReferenceModel.Change) {
             model.record(change, profile: who, device: device, catalog: variants[device])
         }
@@ -191,7 +203,9 @@ struct ModelScenario {
             let count = max(0, model.rawBadge(id, guest, in: known))
             if count > 0 { badges.append((id, count - min(0, model.rawBadge(id, account, in: known)))) }
         }
+        nextMillisecond()
         try stores[device].mergeProfile(guest, into: account)
+        wrote()
         log.append("device \(device): merge \(guest) into \(account)")
         for edit in copies.sorted(by: { $0.id < $1.id }) {
             var change = edit.change
@@ -200,7 +214,6 @@ struct ModelScenario {
             }
             model.record(change, profile: account, device: device, catalog: edit.catalog, order: edit.order)
         }
-        nextMillisecond()
         for (id, delta) in badges {
             model.record(.badgeAdd(id, delta), profile: account, device: device, catalog: variants[device])
         }
