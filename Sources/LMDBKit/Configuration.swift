@@ -25,10 +25,14 @@ public struct Configuration: Hashable, Sendable {
     /// is then left out of the environment's databases), and every write throws. Readers still take
     /// a slot in `lock.mdb`, as LMDB's readers always do.
     public var readOnly = false
+    /// The locking mode to create a new store in, or nil for ``Locking/defaultForNewStores()``. An
+    /// existing store keeps the mode it was created in: nil follows it, and naming the other mode
+    /// throws ``LMDBError/lockingMismatch(path:store:requested:)``.
+    public var locking: Locking?
 
     /// A configuration with the given named databases and defaults for everything else:
     /// room for just those databases, 126 readers, a 1 MiB map growing to 64 GiB, `.full`
-    /// durability, files mode 0600.
+    /// durability, files mode 0600, and the store's own locking mode (a new store's: the platform's).
     public init(
         databases: [String] = [],
         maxDatabases: Int? = nil,
@@ -36,8 +40,10 @@ public struct Configuration: Hashable, Sendable {
         initialMapSize: Int = 1 << 20,
         maxMapSize: Int = 64 << 30,
         durability: Durability = .full,
-        fileMode: UInt16 = 0o600
+        fileMode: UInt16 = 0o600,
+        locking: Locking? = nil
     ) {
+        self.locking = locking
         self.databases = databases
         self.maxDatabases = max(maxDatabases ?? 0, databases.count, 1)
         self.maxReaders = maxReaders

@@ -22,6 +22,10 @@ extension Environment {
     /// path hands back this object, so the path never has two handles. Suspending a suspended
     /// environment does nothing.
     ///
+    /// In ``Locking/perTransaction`` mode nothing is held between transactions, so there is
+    /// nothing to let go of: it only waits for the transactions in flight (and flushes a
+    /// `.deferred` environment), the environment stays open, and ``isSuspended`` stays false.
+    ///
     /// Throws ``LMDBError/nestedTransaction`` inside a transaction on this thread, or the error of
     /// the final `mdb_env_sync` (the environment is closed even then).
     public func suspend() throws(LMDBError) {
@@ -29,6 +33,10 @@ extension Environment {
         gate.lockExclusive()
         defer { gate.unlock() }
         guard let handle = openHandle else { return }
+        if transactionLock != nil {
+            if configuration.durability == .deferred && !isReadOnly { try check(mdb_env_sync(handle, 1)) }
+            return
+        }
         try shutDown(handle, suspending: true)
     }
 
@@ -126,7 +134,7 @@ extension Environment {
         let expected = databases
         openHandle = try Environment.registry.reopen(path, self) { () throws(LMDBError) in
             let (handle, reopened) = try Environment.makeHandle(
-                path: path, configuration: configuration, readOnly: readOnly)
+                path: path, configuration: configuration, readOnly: readOnly, transactionLock: nil)
             // Same names opened in the same order get the same handles; anything else is refused.
             guard reopened == expected else {
                 mdb_env_close(handle)

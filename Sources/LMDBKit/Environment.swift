@@ -21,6 +21,8 @@ import Synchronization
 /// environment is always opened with `MDB_NOTLS`, so reader slots follow the transaction, not the
 /// thread); write transactions of this process are serialized by a lock taken before
 /// `mdb_txn_begin`. Transactions are closures that cannot escape and cannot span an `await`.
+/// In ``Locking/perTransaction`` mode a read also waits for a write of any process and a write
+/// for every read (see ``Locking``).
 ///
 /// One environment per path per process: LMDB forbids opening a path twice, so ``open(path:configuration:)``
 /// hands back the live environment when the path is already open. The environment closes when
@@ -61,12 +63,22 @@ public final class Environment: @unchecked Sendable {
     let isReadOnly: Bool
     /// The last transaction id seen at a suspend or close, for ``lastTransactionID`` after a close.
     let lastSeenTransactionID = Atomic<Int>(0)
+    /// The store's locking mode, as recorded in it (see ``Locking``).
+    public let locking: Locking
+    /// The lock held for each transaction's life in ``Locking/perTransaction`` mode; nil in `lmdb` mode.
+    let transactionLock: TransactionLock?
+
+    /// The lock file of ``Locking/perTransaction`` mode, in the store's directory: its presence is
+    /// how a store records that mode.
+    public static let transactionLockFileName = "transactions.lock"
 
     private init(
         handle: OpaquePointer, path: String, configuration: Configuration, databases: [String: Database],
-        isReadOnly: Bool
+        isReadOnly: Bool, transactionLock: TransactionLock?
     ) {
         self.isReadOnly = isReadOnly
+        self.locking = transactionLock == nil ? .lmdb : .perTransaction
+        self.transactionLock = transactionLock
         self.openHandle = handle
         self.path = path
         self.configuration = configuration
@@ -150,6 +162,8 @@ public final class Environment: @unchecked Sendable {
     private static func open(
         path: String, configuration: Configuration, probe: (OpaquePointer) throws(LMDBError) -> Void
     ) throws(LMDBError) -> Environment {
+        // A TABKEEP_LOCKING that names no mode is refused before the directory is created.
+        if configuration.locking == nil { _ = try Locking.defaultForNewStores() }
         let canonical = try prepareDirectory(
             path, mode: configuration.fileMode, create: !configuration.readOnly)
         return try registry.open(
@@ -173,6 +187,9 @@ public final class Environment: @unchecked Sendable {
         if let (setting, _) = differing.first(where: \.1) {
             throw LMDBError.configurationMismatch(path: path, setting: setting)
         }
+        if let requested = other.locking, requested != locking {
+            throw LMDBError.lockingMismatch(path: path, store: locking, requested: requested)
+        }
         // A read-only open may share a writable environment (the caller then writes nothing); a
         // writable open cannot share a read-only one.
         if mine.readOnly && !other.readOnly {
@@ -186,24 +203,73 @@ public final class Environment: @unchecked Sendable {
     ) throws(LMDBError) -> Environment {
         let opened: (OpaquePointer, [String: Database])
         var readOnly = false
+        let locking = try storeLocking(path: path, requested: configuration.locking)
+        var transactionLock: TransactionLock?
         do {
+            transactionLock = try makeTransactionLock(
+                path: path, locking: locking, configuration: configuration, readOnly: configuration.readOnly)
             opened = try makeHandle(
-                path: path, configuration: configuration, readOnly: configuration.readOnly, probe: probe)
+                path: path, configuration: configuration, readOnly: configuration.readOnly,
+                transactionLock: transactionLock, probe: probe)
             readOnly = configuration.readOnly
         } catch .system(errno: EROFS) {
             // A store on a read-only filesystem still reads (LMDB then needs no lock file).
-            opened = try makeHandle(path: path, configuration: configuration, readOnly: true, probe: probe)
+            transactionLock = try makeTransactionLock(
+                path: path, locking: locking, configuration: configuration, readOnly: true)
+            opened = try makeHandle(
+                path: path, configuration: configuration, readOnly: true, transactionLock: transactionLock,
+                probe: probe)
             readOnly = true
         }
         return Environment(
             handle: opened.0, path: path, configuration: configuration, databases: opened.1,
-            isReadOnly: readOnly)
+            isReadOnly: readOnly, transactionLock: transactionLock)
+    }
+
+    /// The locking mode of the store at `path`: ``Locking/perTransaction`` when its lock file is
+    /// there, ``Locking/lmdb`` when only its data file is, and for a new store `requested` or the
+    /// platform's default. Naming the other mode of an existing store throws.
+    private static func storeLocking(path: String, requested: Locking?) throws(LMDBError) -> Locking {
+        let recorded: Locking? =
+            if access(path + "/" + transactionLockFileName, F_OK) == 0 {
+                .perTransaction
+            } else if access(path + "/data.mdb", F_OK) == 0 {
+                .lmdb
+            } else {
+                nil
+            }
+        guard let recorded else {
+            if let requested { return requested }
+            return try Locking.defaultForNewStores()
+        }
+        if let requested, requested != recorded {
+            throw LMDBError.lockingMismatch(path: path, store: recorded, requested: requested)
+        }
+        return recorded
+    }
+
+    /// The transaction lock of a ``Locking/perTransaction`` store (its lock file made first, so a
+    /// store is never created without the record of its mode), or nil in `lmdb` mode. Refuses a
+    /// store another process holds open in `lmdb` mode.
+    private static func makeTransactionLock(
+        path: String, locking: Locking, configuration: Configuration, readOnly: Bool
+    ) throws(LMDBError) -> TransactionLock? {
+        guard locking == .perTransaction else { return nil }
+        let file = path + "/" + transactionLockFileName
+        let existed = access(file, F_OK) == 0
+        let lock = try TransactionLock(path: file, create: !readOnly, mode: configuration.fileMode)
+        // A process that opened the new store in lmdb mode before this lock file existed.
+        if TransactionLock.lmdbModeHolder(of: path + "/lock.mdb") != nil {
+            if !existed { unlink(file) }
+            throw LMDBError.lockingMismatch(path: path, store: .lmdb, requested: .perTransaction)
+        }
+        return lock
     }
 
     /// Opens an `MDB_env` at `path` and its named databases; closes it again if that fails.
     /// `probe` runs in the first, read-only, transaction, before any database is created.
     static func makeHandle(
-        path: String, configuration: Configuration, readOnly: Bool,
+        path: String, configuration: Configuration, readOnly: Bool, transactionLock: TransactionLock?,
         probe: (OpaquePointer) throws(LMDBError) -> Void = { (_: OpaquePointer) throws(LMDBError) in }
     )
         throws(LMDBError) -> (OpaquePointer, [String: Database])
@@ -214,6 +280,7 @@ public final class Environment: @unchecked Sendable {
         let lockPath = path + "/lock.mdb"
         let hadLockFile = access(lockPath, F_OK) == 0
         var flags = UInt32(MDB_NOTLS) | (readOnly ? UInt32(MDB_RDONLY) : 0)
+        if transactionLock != nil { flags |= UInt32(MDB_NOLOCK) }
         switch configuration.durability {
         case .full: break
         case .metaAsync: flags |= UInt32(MDB_NOMETASYNC)
@@ -227,9 +294,15 @@ public final class Environment: @unchecked Sendable {
                 try check(mdb_env_open(handle, path, flags, mdb_mode_t(configuration.fileMode)))
                 var dead: Int32 = 0
                 try check(mdb_reader_check(handle, &dead))
+                // A process that had the store open in per-transaction mode made its lock file
+                // after this open chose lmdb mode: the two must not share the store.
+                if transactionLock == nil && access(path + "/" + transactionLockFileName, F_OK) == 0 {
+                    throw LMDBError.lockingMismatch(path: path, store: .perTransaction, requested: .lmdb)
+                }
                 return .success(
                     try openDatabases(
-                        handle, names: configuration.databases, create: !configuration.readOnly, probe: probe)
+                        handle, names: configuration.databases, create: !configuration.readOnly,
+                        transactionLock: transactionLock, probe: probe)
                 )
             } catch {
                 return .failure(error)
@@ -251,13 +324,21 @@ public final class Environment: @unchecked Sendable {
 
     /// Opens every named database, first without creating (so a read-only store still opens), then
     /// creating the missing ones in one write transaction. `probe` runs first, in the read-only
-    /// transaction; when it throws, nothing has been created.
+    /// transaction; when it throws, nothing has been created. In per-transaction mode each of these
+    /// transactions holds `transactionLock` like every other one.
     private static func openDatabases(
-        _ env: OpaquePointer, names: [String], create creating: Bool,
+        _ env: OpaquePointer, names: [String], create creating: Bool, transactionLock: TransactionLock?,
         probe: (OpaquePointer) throws(LMDBError) -> Void
     )
         throws(LMDBError) -> [String: Database]
     {
+        /// Runs `body` holding the transaction lock, if the store has one, on the side `writing` names.
+        func held<R>(writing: Bool, _ body: () throws(LMDBError) -> R) throws(LMDBError) -> R {
+            guard let transactionLock else { return try body() }
+            if writing { try transactionLock.lockExclusive() } else { try transactionLock.lockShared() }
+            defer { if writing { transactionLock.unlockExclusive() } else { transactionLock.unlockShared() } }
+            return try body()
+        }
         /// Runs `probe` in `txn`, aborting `txn` if it throws.
         func probed(_ txn: OpaquePointer?) throws(LMDBError) {
             do throws(LMDBError) {
@@ -269,57 +350,59 @@ public final class Environment: @unchecked Sendable {
             }
         }
         guard !names.isEmpty else {
-            var txn: OpaquePointer?
-            try check(mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn))
-            try probed(txn)
-            mdb_txn_abort(txn)
+            try held(writing: false) { () throws(LMDBError) in
+                var txn: OpaquePointer?
+                try check(mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn))
+                try probed(txn)
+                mdb_txn_abort(txn)
+            }
             return [:]
         }
         if !creating {
             // Read-only: open what exists, leave out what does not.
-            var txn: OpaquePointer?
-            try check(mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn))
-            try probed(txn)
-            var result: [String: Database] = [:]
-            for name in names {
-                var dbi: MDB_dbi = 0
-                let rc = mdb_dbi_open(txn, name, 0, &dbi)
-                if rc == MDB_NOTFOUND { continue }
-                if rc != 0 {
-                    mdb_txn_abort(txn)
-                    throw LMDBError(code: rc)
+            return try held(writing: false) { () throws(LMDBError) in
+                var txn: OpaquePointer?
+                try check(mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn))
+                try probed(txn)
+                var result: [String: Database] = [:]
+                for name in names {
+                    var dbi: MDB_dbi = 0
+                    let rc = mdb_dbi_open(txn, name, 0, &dbi)
+                    if rc == MDB_NOTFOUND { continue }
+                    if rc != 0 {
+                        mdb_txn_abort(txn)
+                        throw LMDBError(code: rc)
+                    }
+                    result[name] = Database(name: name, dbi: dbi)
                 }
-                result[name] = Database(name: name, dbi: dbi)
+                // Committed, not aborted: an aborted transaction closes the handles it opened (mdb_dbi_open).
+                try check(mdb_txn_commit(txn))
+                return result
             }
-            // Committed, not aborted: an aborted transaction closes the handles it opened (mdb_dbi_open).
-            try check(mdb_txn_commit(txn))
-            return result
         }
         for create in [false, true] {
-            var txn: OpaquePointer?
-            try check(mdb_txn_begin(env, nil, create ? 0 : UInt32(MDB_RDONLY), &txn))
-            if !create { try probed(txn) }
-            var result: [String: Database] = [:]
-            var missing = false
-            for name in names {
-                var dbi: MDB_dbi = 0
-                let rc = mdb_dbi_open(txn, name, create ? UInt32(MDB_CREATE) : 0, &dbi)
-                if rc == MDB_NOTFOUND && !create {
-                    missing = true
-                    break
+            let opened = try held(writing: create) { () throws(LMDBError) -> [String: Database]? in
+                var txn: OpaquePointer?
+                try check(mdb_txn_begin(env, nil, create ? 0 : UInt32(MDB_RDONLY), &txn))
+                if !create { try probed(txn) }
+                var result: [String: Database] = [:]
+                for name in names {
+                    var dbi: MDB_dbi = 0
+                    let rc = mdb_dbi_open(txn, name, create ? UInt32(MDB_CREATE) : 0, &dbi)
+                    if rc == MDB_NOTFOUND && !create {
+                        mdb_txn_abort(txn)
+                        return nil
+                    }
+                    if rc != 0 {
+                        mdb_txn_abort(txn)
+                        throw LMDBError(code: rc)
+                    }
+                    result[name] = Database(name: name, dbi: dbi)
                 }
-                if rc != 0 {
-                    mdb_txn_abort(txn)
-                    throw LMDBError(code: rc)
-                }
-                result[name] = Database(name: name, dbi: dbi)
+                try check(mdb_txn_commit(txn))
+                return result
             }
-            if missing {
-                mdb_txn_abort(txn)
-                continue
-            }
-            try check(mdb_txn_commit(txn))
-            return result
+            if let opened { return opened }
         }
         throw LMDBError.notFound
     }
@@ -369,6 +452,9 @@ public final class Environment: @unchecked Sendable {
         let outer = depth.value
         if outer == 0 { try enter() }
         defer { if outer == 0 { gate.unlock() } }
+        // Per-transaction mode: a read inside another transaction of this thread is covered by its lock.
+        if outer == 0, let transactionLock { try transactionLock.lockShared() }
+        defer { if outer == 0, let transactionLock { transactionLock.unlockShared() } }
         depth.value = outer + 2
         defer { depth.value = outer }
         mapLock.lockShared()
@@ -416,6 +502,8 @@ public final class Environment: @unchecked Sendable {
         defer { depth.value = 0 }
         writerLock.lock()
         defer { writerLock.unlock() }
+        if let transactionLock { try transactionLock.lockExclusive() }
+        defer { if let transactionLock { transactionLock.unlockExclusive() } }
         mapLock.lockShared()
         defer { mapLock.unlock() }
         while true {
@@ -584,6 +672,8 @@ public final class Environment: @unchecked Sendable {
         // Not through `read { }`: Swift 6.3's optimizer crashes inlining that closure here (release builds).
         let entered = try enterIfOutermost()
         defer { if entered { gate.unlock() } }
+        if entered, let transactionLock { try transactionLock.lockShared() }
+        defer { if entered, let transactionLock { transactionLock.unlockShared() } }
         mapLock.lockShared()
         defer { mapLock.unlock() }
         let txn = try begin(readOnly: true, nested: depth.value != 0)
@@ -610,7 +700,9 @@ public final class Environment: @unchecked Sendable {
     /// The copy's `data.mdb` is created with the configuration's file mode from the start and
     /// exclusively (`O_CREAT | O_EXCL | O_NOFOLLOW`), so it is never readable by others, even for
     /// an instant, and never written through a link; a destination that is itself a symbolic link
-    /// is refused with ``LMDBError/destinationIsSymbolicLink(_:)``. Wraps `mdb_env_copyfd2`.
+    /// is refused with ``LMDBError/destinationIsSymbolicLink(_:)``. The copy of a
+    /// ``Locking/perTransaction`` store gets its own ``transactionLockFileName``, so it keeps the
+    /// mode. Wraps `mdb_env_copyfd2`.
     public func backup(to destination: String, compact: Bool = false) throws(LMDBError) {
         var status = stat()
         if lstat(destination, &status) == 0, status.st_mode & S_IFMT == S_IFLNK {
@@ -619,14 +711,33 @@ public final class Environment: @unchecked Sendable {
         let target = try Environment.prepareDirectory(destination, mode: configuration.fileMode)
         let contents = (try? FileManager.default.contentsOfDirectory(atPath: target)) ?? []
         guard contents.isEmpty else { throw LMDBError.destinationNotEmpty(target) }
+        // A per-transaction store's copy records its mode too, before its data file exists.
+        let lockFile = target + "/" + Environment.transactionLockFileName
+        if transactionLock != nil {
+            let made = createExclusively(lockFile, mode: configuration.fileMode)
+            guard made >= 0 else { throw LMDBError.system(errno: errno) }
+            closeDescriptor(made)
+        }
         let file = target + "/data.mdb"
         let descriptor = createExclusively(file, mode: configuration.fileMode)
-        guard descriptor >= 0 else { throw LMDBError.system(errno: errno) }
+        guard descriptor >= 0 else {
+            let failure = errno
+            if transactionLock != nil { unlink(lockFile) }
+            throw LMDBError.system(errno: failure)
+        }
         var copied = false
-        defer { if !copied { unlink(file) } }
+        defer {
+            if !copied {
+                unlink(file)
+                if transactionLock != nil { unlink(lockFile) }
+            }
+        }
         do throws(LMDBError) {
             let entered = try enterIfOutermost()
             defer { if entered { gate.unlock() } }
+            // The copy is a read transaction: in per-transaction mode no commit may run beside it.
+            if entered, let transactionLock { try transactionLock.lockShared() }
+            defer { if entered, let transactionLock { transactionLock.unlockShared() } }
             // The copy reads the map: hold it shared so a concurrent growth cannot unmap it.
             mapLock.lockShared()
             defer { mapLock.unlock() }

@@ -85,6 +85,11 @@ public enum LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The `accept` check of ``Environment/open(path:configuration:probing:key:accept:)`` refused
     /// the store at `path`: the open created and wrote nothing, and closed its handle again.
     case openRefused(path: String)
+    /// The store at `path` is in (or is open by another process in) the `store` locking mode, and
+    /// the open asked for `requested`: two modes never share a store.
+    case lockingMismatch(path: String, store: Locking, requested: Locking)
+    /// `TABKEEP_LOCKING` names no locking mode (see ``Locking/defaultForNewStores()``).
+    case unknownLockingMode(String)
 
     /// Maps an LMDB return code (`MDB_*` or an errno) to an error.
     init(code: Int32) {
@@ -140,7 +145,8 @@ public enum LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
         case .other(let code): code
         case .system(let errno): errno
         case .emptyKey, .keyTooLong, .unknownDatabase, .nestedTransaction, .readOnlyTransaction,
-            .destinationNotEmpty, .destinationIsSymbolicLink, .configurationMismatch, .closed, .openRefused:
+            .destinationNotEmpty, .destinationIsSymbolicLink, .configurationMismatch, .closed, .openRefused,
+            .lockingMismatch, .unknownLockingMode:
             nil
         }
     }
@@ -169,6 +175,11 @@ public enum LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
             return "the environment at \(path) was closed; open the path again to use it"
         case .openRefused(let path):
             return "the store at \(path) was refused by the open's check; nothing was created or written"
+        case .lockingMismatch(let path, let store, let requested):
+            return
+                "the store at \(path) uses \(store) locking and cannot be opened with \(requested) locking: open it in its own mode (two modes never share a store)"
+        case .unknownLockingMode(let name):
+            return "TABKEEP_LOCKING is \"\(name)\", which names no locking mode: use lmdb or per-transaction"
         default:
             return String(cString: mdb_strerror(code ?? 0))
         }

@@ -95,6 +95,18 @@ extension GroupCommitQueue {
         }
     }
 
+    /// Returns once the writer has committed every edit submitted before, holding nothing back:
+    /// edits submitted meanwhile are committed as usual.
+    func untilIdle() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let idle = state.withLock { state in
+                if state.writing { state.idleWaiters.append(continuation) }
+                return !state.writing
+            }
+            if idle { continuation.resume() }
+        }
+    }
+
     /// How many edits wait for ``resume(_:)``.
     var heldCount: Int { state.withLock { $0.held.count } }
 

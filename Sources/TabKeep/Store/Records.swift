@@ -30,6 +30,9 @@ enum Records {
         static let copyOf = Array("copy-of".utf8)
         /// The number of the last change-log record.
         static let revision = Array("revision".utf8)
+        /// The locking mode the store was created in (`lmdb` or `per-transaction`); absent in a
+        /// store made before the mode existed, which is in `lmdb` mode.
+        static let locking = Array("locking".utf8)
     }
 
     static func bigEndian(_ value: UInt64) -> [UInt8] {

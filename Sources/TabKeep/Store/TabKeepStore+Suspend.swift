@@ -33,8 +33,18 @@ extension TabKeepStore {
     ///
     /// Every `TabKeepStore` on the directory in this process shares one environment, so this
     /// closes it for all of them; each reopens it at its next use. Suspending twice does nothing more.
+    ///
+    /// In `per-transaction` locking mode (``locking``) the store holds no lock between
+    /// transactions, so none of the above is needed: this only waits for the `async` edits
+    /// submitted so far and the transactions in flight. The store is not marked suspended
+    /// (``isSuspended`` stays false), an edit issued afterwards simply runs, taking and releasing
+    /// its own lock, and no call ever waits for ``resume()``.
     public func suspend() async {
-        await groupCommit.suspend()
+        if locking == .perTransaction {
+            await groupCommit.untilIdle()
+        } else {
+            await groupCommit.suspend()
+        }
         // The close waits for other threads' transactions: wait on a dispatch thread, not a task's.
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             DispatchQueue.global(qos: .userInitiated).async {
@@ -59,7 +69,8 @@ extension TabKeepStore {
     }
 
     /// Whether ``suspend()`` was called and ``resume()`` not since: `async` edits wait and change
-    /// streams do not poll. (The environment may have been reopened by a synchronous call.)
+    /// streams do not poll. (The environment may have been reopened by a synchronous call.) Always
+    /// false in `per-transaction` locking mode, where suspending holds nothing back.
     public var isSuspended: Bool { groupCommit.isSuspended }
 
     /// Returns once the store is not suspended: at once, or when ``resume()`` is called.

@@ -37,12 +37,19 @@ public final class TabKeepStore: Sendable {
         /// database, not a migration, not a fresh identity — and every edit throws. For tools that
         /// inspect a store (show, dump, verify, stat), so they report damage instead of repairing it.
         public var readOnly: Bool
+        /// The locking mode for a store this open creates (see `Locking`), or nil for
+        /// `Locking.defaultForNewStores()` (per-transaction on Apple platforms, lmdb on Linux, unless
+        /// `TABKEEP_LOCKING` says otherwise). An existing store keeps the mode it was created in:
+        /// nil follows it, and naming the other mode throws.
+        public var locking: Locking?
 
-        /// Options with the defaults: `.full`, a 4 MiB map growing to 64 GiB, polling every 250 ms.
+        /// Options with the defaults: `.full`, a 4 MiB map growing to 64 GiB, polling every 250 ms,
+        /// and the store's own locking mode.
         public init(
             durability: Durability = .full, maxMapSize: Int = 64 << 30, initialMapSize: Int = 4 << 20,
-            pollInterval: Duration = .milliseconds(250), readOnly: Bool = false
+            pollInterval: Duration = .milliseconds(250), readOnly: Bool = false, locking: Locking? = nil
         ) {
+            self.locking = locking
             self.durability = durability
             self.maxMapSize = maxMapSize
             self.initialMapSize = initialMapSize
@@ -61,6 +68,8 @@ public final class TabKeepStore: Sendable {
     public let createdMilliseconds: UInt64
     /// The options the store was opened with.
     public let options: Options
+    /// The store's locking mode, recorded in it when it was created.
+    public var locking: Locking { environment.locking }
 
     let meta: Database
     let documents: Database
@@ -119,7 +128,7 @@ public final class TabKeepStore: Sendable {
             var configuration = Configuration(
                 databases: Records.all, initialMapSize: options.initialMapSize,
                 maxMapSize: options.maxMapSize,
-                durability: options.durability)
+                durability: options.durability, locking: options.locking)
             configuration.readOnly = options.readOnly
             if options.readOnly && !FileManager.default.fileExists(atPath: path + "/data.mdb") {
                 throw TabKeepError.invalidDirectory(
@@ -199,6 +208,8 @@ public final class TabKeepStore: Sendable {
         var created: UInt64
         var schema: UInt64
         var isCopy: Bool
+        /// The recorded locking mode's name, nil in a store made before it was recorded.
+        var locking: String? = nil
     }
 
     /// Reads `meta` in one read transaction, writing it first when the store is new.
@@ -209,7 +220,10 @@ public final class TabKeepStore: Sendable {
         -> OpenedMeta
     {
         do {
-            if let existing = try env.read({ txn in try readOpenedMeta(txn, meta: meta) }) { return existing }
+            if let existing = try env.read({ txn in try readOpenedMeta(txn, meta: meta) }) {
+                try checkLocking(existing, env)
+                return existing
+            }
             if readOnly {
                 throw TabKeepError.corruptMeta(
                     "meta holds no schema or replica id (damaged, or not a TabKeep store); opened read-only, nothing was written"
@@ -225,6 +239,7 @@ public final class TabKeepStore: Sendable {
                 try txn.put(meta, key: Records.MetaKey.replica, value: Records.bigEndian(replica.rawValue))
                 try txn.put(meta, key: Records.MetaKey.clock, value: Records.bigEndian(0))
                 try txn.put(meta, key: Records.MetaKey.created, value: Records.bigEndian(created))
+                try txn.put(meta, key: Records.MetaKey.locking, value: Array(env.locking.rawValue.utf8))
                 return OpenedMeta(
                     replica: replica, created: created, schema: UInt64(Records.schemaVersion), isCopy: false)
             }
@@ -233,13 +248,29 @@ public final class TabKeepStore: Sendable {
         }
     }
 
-    /// The identity, schema and copy mark `meta` holds, or nil when it holds no schema.
+    /// The identity, schema, copy mark and locking mode `meta` holds, or nil when it holds no schema.
     private static func readOpenedMeta(_ txn: borrowing Transaction, meta: Database) throws -> OpenedMeta? {
         guard let (replica, created) = try readIdentity(txn, meta: meta) else { return nil }
         return OpenedMeta(
             replica: replica, created: created,
             schema: try txn.get(meta, key: Records.MetaKey.schema).flatMap(Records.uint64) ?? 0,
-            isCopy: try txn.contains(meta, key: Records.MetaKey.copyOf))
+            isCopy: try txn.contains(meta, key: Records.MetaKey.copyOf),
+            locking: try txn.get(meta, key: Records.MetaKey.locking).map { String(decoding: $0, as: UTF8.self) })
+    }
+
+    /// Throws when the mode the store recorded at its creation is not the one its directory shows:
+    /// a per-transaction store whose lock file was lost opened in lmdb mode.
+    private static func checkLocking(_ opened: OpenedMeta, _ env: Environment) throws(TabKeepError) {
+        guard let recorded = opened.locking, recorded != env.locking.rawValue else { return }
+        guard recorded == Locking.perTransaction.rawValue else {
+            if Locking(rawValue: recorded) == nil { throw .corruptMeta("unknown locking mode \"\(recorded)\"") }
+            return  // an lmdb store is never opened per-transaction: its directory has no lock file
+        }
+        throw .invalidDirectory(
+            path: env.path,
+            reason:
+                "it was created in per-transaction locking mode but its lock file \(Environment.transactionLockFileName) is missing; nothing was written (with no process using the store, create that empty file to open it)"
+        )
     }
 
     private static func readIdentity(_ txn: borrowing Transaction, meta: Database) throws -> (

@@ -6,7 +6,8 @@ import TabKeepDump
 enum RestoreCommand {
     static let spec = CommandSpec(
         name: "restore",
-        usage: "STORE --input FILE [--mode replace|merge] [--dry-run] [--max-drift DURATION]",
+        usage:
+            "STORE --input FILE [--mode replace|merge] [--dry-run] [--max-drift DURATION] [--locking lmdb|per-transaction]",
         summary: "Restore a dump into a store (created if missing), checking all of it first.",
         details: """
             Reads the whole dump and checks it (JSON, ids, entries, order, record count, CRC-32)
@@ -18,6 +19,8 @@ enum RestoreCommand {
             profile's version vector only as far as the dump's entries prove. A dump stamped more
             than --max-drift ahead of this machine's clock (default 5m; 90s, 10m, 2h, or seconds)
             is refused whole, naming the line. Progress goes to stderr when stderr is a terminal.
+            --locking chooses the locking mode of a store the restore creates (an existing store
+            keeps its own, and naming the other one is an error).
 
             Example:
               tabkeep restore ~/stores/new --input app.tkdump
@@ -27,6 +30,7 @@ enum RestoreCommand {
         flags: [
             FlagSpec(name: "input", value: "FILE"), FlagSpec(name: "mode", value: "replace|merge"),
             FlagSpec(name: "dry-run"), FlagSpec(name: "max-drift", value: "DURATION"),
+            FlagSpec(name: "locking", value: "lmdb|per-transaction"),
         ],
         run: run)
 
@@ -37,6 +41,7 @@ enum RestoreCommand {
             throw UsageError(message: "--mode must be replace or merge, not \"\(modeText)\"")
         }
         let dryRun = arguments.has("dry-run")
+        let locking = try Values.locking(arguments.value("locking"))
         let maxDrift = try arguments.value("max-drift").map(Values.duration) ?? .seconds(300)
         guard FileManager.default.fileExists(atPath: input) else {
             throw ToolError(message: "no file at \(input)")
@@ -51,7 +56,7 @@ enum RestoreCommand {
             )
             return 0
         }
-        let store = try Stores.creating(path)
+        let store = try Stores.creating(path, locking: locking)
         let showProgress = Output.stderrIsTerminal
         let (summary, report) = try store.restore(
             fromDumpAt: input, mode: mode, dryRun: dryRun, maxDrift: maxDrift

@@ -6,7 +6,7 @@ enum SetCommand {
         name: "set",
         usage: "STORE --profile P [--bar B] [--catalog LIST] [--order a,b,c] [--move TAB=INDEX] "
             + "[--customizable a,b] [--hide a,b] [--unhide a,b] [--select TAB|more|none] [--badge TAB=N] "
-            + "[--badge-add TAB=N] [--badge-text TAB=TEXT] [--reset]",
+            + "[--badge-add TAB=N] [--badge-text TAB=TEXT] [--reset] [--locking lmdb|per-transaction]",
         summary: "Change a profile's tab bar (creates the store if missing).",
         details: """
             --catalog registers the bar's catalog (LIST: tab ids, each optionally TAB:PLACEMENT with
@@ -15,7 +15,10 @@ enum SetCommand {
             (an index of the shown order; repeatable), --hide, --unhide, --customizable (the
             customizable subset of the tabs then shown), --select, --badge TAB=N (absolute; 0 clears), --badge-add TAB=N (N may
             be negative), --badge-text TAB=TEXT (empty TEXT clears). --move, --badge, --badge-add and
-            --badge-text may be repeated. Prints the bar afterwards.
+            --badge-text may be repeated. Prints the bar afterwards. --locking chooses the locking
+            mode of a store this command creates (default: lmdb on Linux, per-transaction on Apple
+            platforms, or TABKEEP_LOCKING); an existing store keeps its own, and naming the other
+            one is an error.
 
             Example:
               tabkeep set ~/stores/app --profile alice --catalog home:fixed,inbox,search,settings,labs:optional
@@ -31,6 +34,7 @@ enum SetCommand {
             FlagSpec(name: "badge", value: "TAB=N", repeatable: true),
             FlagSpec(name: "badge-add", value: "TAB=N", repeatable: true),
             FlagSpec(name: "badge-text", value: "TAB=TEXT", repeatable: true), FlagSpec(name: "reset"),
+            FlagSpec(name: "locking", value: "lmdb|per-transaction"),
         ],
         run: run)
 
@@ -94,7 +98,8 @@ enum SetCommand {
         if edits.isEmpty && catalog == nil {
             throw UsageError(message: "nothing to set: give --catalog or at least one edit")
         }
-        let store = try Stores.creating(arguments.positionals[0])
+        let store = try Stores.creating(
+            arguments.positionals[0], locking: try Values.locking(arguments.value("locking")))
         if let catalog {
             // One commit: a refused edit leaves the catalog unregistered too.
             try store.edit(profile, bar: bar, registering: catalog, edits)

@@ -10,7 +10,8 @@ enum StatCommand {
         details: """
             LMDB figures (page size, map size and the bytes used, and per database its B-tree depth
             and entries), the counts of profiles, bars (stored and not erased) and documents (erased
-            ones included), the replica id, the version vector and the schema. --json prints one object.
+            ones included), the replica id, the version vector, the schema and the locking mode
+            (lmdb or per-transaction). --json prints one object.
 
             Example:
               tabkeep stat ~/stores/app
@@ -46,6 +47,7 @@ enum StatCommand {
             let versions = vector.replicas.map { "\(Output.json($0.description)):\(vector[$0])" }
             print(
                 "{\"schema\":\(schema),\"replica\":\(Output.json(store.replicaID.description)),"
+                    + "\"locking\":\(Output.json(store.locking.rawValue)),"
                     + "\"pageSize\":\(info.pageSize),\"depth\":\(depth),\"entries\":\(entries),"
                     + "\"mapSize\":\(info.mapSize),\"usedBytes\":\(info.usedBytes),"
                     + "\"profiles\":\(profiles.count),\"bars\":\(bars),\"documents\":\(documents),"
@@ -58,6 +60,7 @@ enum StatCommand {
                 "schema       \(schema)\(schema < TabKeepStore.schemaVersion ? " (migrated to \(TabKeepStore.schemaVersion) on the first open for writing)" : "")"
             )
             print("replica      \(store.replicaID)")
+            print("locking      \(store.locking)")
             print(
                 "was before   \(history.isEmpty ? "none (the id this store was created with)" : history.map(\.description).joined(separator: ", "))"
             )

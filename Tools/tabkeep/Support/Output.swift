@@ -1,4 +1,5 @@
 import Foundation
+import LMDBKit
 import TabKeep
 
 /// Where the tool writes: data on stdout, messages on stderr.
@@ -62,8 +63,9 @@ enum Stores {
         return try TabKeepStore(path: path, options: .init(readOnly: true))
     }
 
-    /// Opens the store at `path`, creating it if missing.
-    static func creating(_ path: String) throws -> TabKeepStore {
-        try TabKeepStore(path: path)
+    /// Opens the store at `path`, creating it if missing, in `locking` mode when it creates it
+    /// (nil: the default); an existing store in the other mode is refused.
+    static func creating(_ path: String, locking: Locking? = nil) throws -> TabKeepStore {
+        try TabKeepStore(path: path, options: .init(locking: locking))
     }
 }

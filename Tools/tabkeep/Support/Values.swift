@@ -1,3 +1,4 @@
+import LMDBKit
 import TabKeep
 
 /// Turns flag values into TabKeep types; anything malformed is a ``UsageError`` naming the flag.
@@ -19,6 +20,15 @@ enum Values {
                 message: "--max-drift: \"\(text)\" is not a duration such as 300, 90s, 10m or 2h")
         }
         return .seconds(number * unit)
+    }
+
+    /// `--locking`: nil when not given (the store's own mode, or the default for a new store).
+    static func locking(_ text: String?) throws(UsageError) -> Locking? {
+        guard let text else { return nil }
+        guard let locking = Locking(rawValue: text) else {
+            throw UsageError(message: "--locking must be lmdb or per-transaction, not \"\(text)\"")
+        }
+        return locking
     }
 
     static func bar(_ text: String?) throws(UsageError) -> BarID {
