@@ -1,7 +1,33 @@
 // swift-tools-version:6.2
 // TabKeep: keep how each user arranged a tab bar, in LMDB, merged across devices.
 
+import Foundation
 import PackageDescription
+
+// Where LMDB comes from. Linux: Debian's liblmdb (liblmdb-dev), a system library. Apple platforms
+// ship no liblmdb and an iOS build cannot link Homebrew's macOS one, so there LMDB is compiled
+// from its C sources by agisboye/CLMDB (tags follow LMDB's releases; no unsafe flags, so an app
+// can depend on TabKeep by version). TABKEEP_LMDB_SOURCE=PATH takes that branch on any host, with
+// the source package at PATH: CI builds and tests it on Linux against ../shared/vendor/CLMDB.
+let lmdbSourcePath = ProcessInfo.processInfo.environment["TABKEEP_LMDB_SOURCE"].flatMap { $0.isEmpty ? nil : $0 }
+#if os(Linux)
+    let lmdbFromSource = lmdbSourcePath != nil
+#else
+    let lmdbFromSource = true
+#endif
+let lmdbPackage: [Package.Dependency] =
+    !lmdbFromSource
+    ? []
+    : [
+        lmdbSourcePath.map { .package(path: $0) }
+            ?? .package(url: "https://github.com/agisboye/CLMDB.git", .upToNextMinor(from: "0.9.31"))
+    ]
+/// LMDBKit's (and the benchmark's) LMDB: module `CLMDB` from the system, or `LMDB` from source.
+let lmdb: Target.Dependency = lmdbFromSource ? .product(name: "LMDB", package: "CLMDB") : "CLMDB"
+let systemLMDB: [Target] =
+    lmdbFromSource
+    ? []
+    : [.systemLibrary(name: "CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])])]
 
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
@@ -20,12 +46,8 @@ let package = Package(
         .executable(name: "tabkeep", targets: ["tabkeep"]),
         .executable(name: "tabkeep-bench", targets: ["tabkeep-bench"]),
     ],
-    targets: [
-        .systemLibrary(
-            name: "CLMDB",
-            pkgConfig: "lmdb",
-            providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
-        ),
+    dependencies: lmdbPackage,
+    targets: systemLMDB + [
         // zlib for CRC-32; macOS ships it, so Homebrew needs nothing.
         .systemLibrary(
             name: "CZlib",
@@ -38,7 +60,7 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
-        .target(name: "LMDBKit", dependencies: ["CLMDB"], swiftSettings: strict),
+        .target(name: "LMDBKit", dependencies: [lmdb], swiftSettings: strict),
         .target(name: "TabKeep", dependencies: ["LMDBKit", "CZlib"], swiftSettings: strict),
         .target(name: "TabKeepSync", dependencies: ["TabKeep", "LMDBKit"], swiftSettings: strict),
         .target(name: "TabKeepDump", dependencies: ["TabKeep", "LMDBKit"], swiftSettings: strict),
@@ -51,7 +73,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "tabkeep-bench",
-            dependencies: ["TabKeep", "TabKeepSync", "TabKeepDump", "LMDBKit", "CLMDB", "CSQLite"],
+            dependencies: ["TabKeep", "TabKeepSync", "TabKeepDump", "LMDBKit", lmdb, "CSQLite"],
             path: "Tools/tabkeep-bench",
             swiftSettings: strict
         ),

@@ -29,6 +29,9 @@ public struct Configuration: Hashable, Sendable {
     /// existing store keeps the mode it was created in: nil follows it, and naming the other mode
     /// throws ``LMDBError/lockingMismatch(path:store:requested:)``.
     public var locking: Locking?
+    /// In per-transaction mode, whether transactions take the transaction lock (always, but for
+    /// the test that shows what goes wrong without it: `MDB_NOLOCK` alone).
+    package var perTransactionCoordination = true
 
     /// A configuration with the given named databases and defaults for everything else:
     /// room for just those databases, 126 readers, a 1 MiB map growing to 64 GiB, `.full`

@@ -1,4 +1,9 @@
-internal import CLMDB
+// LMDB's C API: Debian's liblmdb on Linux, LMDB compiled from source on Apple platforms.
+#if canImport(LMDB)
+    internal import LMDB
+#else
+    internal import CLMDB
+#endif
 
 /// A cursor over one database, lent by ``Transaction/withCursor(_:_:)``; it cannot outlive the
 /// transaction, and it closes when the closure that borrowed it returns.

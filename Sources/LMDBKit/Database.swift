@@ -1,4 +1,9 @@
-internal import CLMDB
+// LMDB's C API: Debian's liblmdb on Linux, LMDB compiled from source on Apple platforms.
+#if canImport(LMDB)
+    internal import LMDB
+#else
+    internal import CLMDB
+#endif
 
 /// A handle on a named database of an ``Environment``, valid as long as the environment is open.
 ///

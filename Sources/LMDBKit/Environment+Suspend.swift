@@ -1,4 +1,9 @@
-internal import CLMDB
+// LMDB's C API: Debian's liblmdb on Linux, LMDB compiled from source on Apple platforms.
+#if canImport(LMDB)
+    internal import LMDB
+#else
+    internal import CLMDB
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -33,7 +38,7 @@ extension Environment {
         gate.lockExclusive()
         defer { gate.unlock() }
         guard let handle = openHandle else { return }
-        if transactionLock != nil {
+        if locking == .perTransaction {
             if configuration.durability == .deferred && !isReadOnly { try check(mdb_env_sync(handle, 1)) }
             return
         }
@@ -134,7 +139,7 @@ extension Environment {
         let expected = databases
         openHandle = try Environment.registry.reopen(path, self) { () throws(LMDBError) in
             let (handle, reopened) = try Environment.makeHandle(
-                path: path, configuration: configuration, readOnly: readOnly, transactionLock: nil)
+                path: path, configuration: configuration, readOnly: readOnly, locking: .lmdb, transactionLock: nil)
             // Same names opened in the same order get the same handles; anything else is refused.
             guard reopened == expected else {
                 mdb_env_close(handle)

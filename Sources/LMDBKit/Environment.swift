@@ -1,4 +1,9 @@
-internal import CLMDB
+// LMDB's C API: Debian's liblmdb on Linux, LMDB compiled from source on Apple platforms.
+#if canImport(LMDB)
+    internal import LMDB
+#else
+    internal import CLMDB
+#endif
 import Foundation
 import Synchronization
 
@@ -65,7 +70,8 @@ public final class Environment: @unchecked Sendable {
     let lastSeenTransactionID = Atomic<Int>(0)
     /// The store's locking mode, as recorded in it (see ``Locking``).
     public let locking: Locking
-    /// The lock held for each transaction's life in ``Locking/perTransaction`` mode; nil in `lmdb` mode.
+    /// The lock held for each transaction's life in ``Locking/perTransaction`` mode; nil in `lmdb`
+    /// mode (and in the test that switches the coordination off).
     let transactionLock: TransactionLock?
 
     /// The lock file of ``Locking/perTransaction`` mode, in the store's directory: its presence is
@@ -74,10 +80,10 @@ public final class Environment: @unchecked Sendable {
 
     private init(
         handle: OpaquePointer, path: String, configuration: Configuration, databases: [String: Database],
-        isReadOnly: Bool, transactionLock: TransactionLock?
+        isReadOnly: Bool, locking: Locking, transactionLock: TransactionLock?
     ) {
         self.isReadOnly = isReadOnly
-        self.locking = transactionLock == nil ? .lmdb : .perTransaction
+        self.locking = locking
         self.transactionLock = transactionLock
         self.openHandle = handle
         self.path = path
@@ -209,7 +215,7 @@ public final class Environment: @unchecked Sendable {
             transactionLock = try makeTransactionLock(
                 path: path, locking: locking, configuration: configuration, readOnly: configuration.readOnly)
             opened = try makeHandle(
-                path: path, configuration: configuration, readOnly: configuration.readOnly,
+                path: path, configuration: configuration, readOnly: configuration.readOnly, locking: locking,
                 transactionLock: transactionLock, probe: probe)
             readOnly = configuration.readOnly
         } catch .system(errno: EROFS) {
@@ -217,13 +223,13 @@ public final class Environment: @unchecked Sendable {
             transactionLock = try makeTransactionLock(
                 path: path, locking: locking, configuration: configuration, readOnly: true)
             opened = try makeHandle(
-                path: path, configuration: configuration, readOnly: true, transactionLock: transactionLock,
-                probe: probe)
+                path: path, configuration: configuration, readOnly: true, locking: locking,
+                transactionLock: transactionLock, probe: probe)
             readOnly = true
         }
         return Environment(
             handle: opened.0, path: path, configuration: configuration, databases: opened.1,
-            isReadOnly: readOnly, transactionLock: transactionLock)
+            isReadOnly: readOnly, locking: locking, transactionLock: transactionLock)
     }
 
     /// The locking mode of the store at `path`: ``Locking/perTransaction`` when its lock file is
@@ -263,13 +269,14 @@ public final class Environment: @unchecked Sendable {
             if !existed { unlink(file) }
             throw LMDBError.lockingMismatch(path: path, store: .lmdb, requested: .perTransaction)
         }
-        return lock
+        return configuration.perTransactionCoordination ? lock : nil
     }
 
     /// Opens an `MDB_env` at `path` and its named databases; closes it again if that fails.
     /// `probe` runs in the first, read-only, transaction, before any database is created.
     static func makeHandle(
-        path: String, configuration: Configuration, readOnly: Bool, transactionLock: TransactionLock?,
+        path: String, configuration: Configuration, readOnly: Bool, locking: Locking,
+        transactionLock: TransactionLock?,
         probe: (OpaquePointer) throws(LMDBError) -> Void = { (_: OpaquePointer) throws(LMDBError) in }
     )
         throws(LMDBError) -> (OpaquePointer, [String: Database])
@@ -280,7 +287,7 @@ public final class Environment: @unchecked Sendable {
         let lockPath = path + "/lock.mdb"
         let hadLockFile = access(lockPath, F_OK) == 0
         var flags = UInt32(MDB_NOTLS) | (readOnly ? UInt32(MDB_RDONLY) : 0)
-        if transactionLock != nil { flags |= UInt32(MDB_NOLOCK) }
+        if locking == .perTransaction { flags |= UInt32(MDB_NOLOCK) }
         switch configuration.durability {
         case .full: break
         case .metaAsync: flags |= UInt32(MDB_NOMETASYNC)
@@ -296,7 +303,7 @@ public final class Environment: @unchecked Sendable {
                 try check(mdb_reader_check(handle, &dead))
                 // A process that had the store open in per-transaction mode made its lock file
                 // after this open chose lmdb mode: the two must not share the store.
-                if transactionLock == nil && access(path + "/" + transactionLockFileName, F_OK) == 0 {
+                if locking == .lmdb && access(path + "/" + transactionLockFileName, F_OK) == 0 {
                     throw LMDBError.lockingMismatch(path: path, store: .perTransaction, requested: .lmdb)
                 }
                 return .success(
@@ -713,7 +720,7 @@ public final class Environment: @unchecked Sendable {
         guard contents.isEmpty else { throw LMDBError.destinationNotEmpty(target) }
         // A per-transaction store's copy records its mode too, before its data file exists.
         let lockFile = target + "/" + Environment.transactionLockFileName
-        if transactionLock != nil {
+        if locking == .perTransaction {
             let made = createExclusively(lockFile, mode: configuration.fileMode)
             guard made >= 0 else { throw LMDBError.system(errno: errno) }
             closeDescriptor(made)
@@ -722,14 +729,14 @@ public final class Environment: @unchecked Sendable {
         let descriptor = createExclusively(file, mode: configuration.fileMode)
         guard descriptor >= 0 else {
             let failure = errno
-            if transactionLock != nil { unlink(lockFile) }
+            if locking == .perTransaction { unlink(lockFile) }
             throw LMDBError.system(errno: failure)
         }
         var copied = false
         defer {
             if !copied {
                 unlink(file)
-                if transactionLock != nil { unlink(lockFile) }
+                if locking == .perTransaction { unlink(lockFile) }
             }
         }
         do throws(LMDBError) {

@@ -1,4 +1,9 @@
-internal import CLMDB
+// LMDB's C API: Debian's liblmdb on Linux, LMDB compiled from source on Apple platforms.
+#if canImport(LMDB)
+    internal import LMDB
+#else
+    internal import CLMDB
+#endif
 
 /// A transaction, lent to the closure of ``Environment/read(_:)`` or ``Environment/write(_:)``.
 ///

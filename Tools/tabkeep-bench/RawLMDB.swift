@@ -1,4 +1,9 @@
-import CLMDB
+// LMDB's C API: Debian's liblmdb on Linux, LMDB compiled from source on Apple platforms.
+#if canImport(LMDB)
+    import LMDB
+#else
+    import CLMDB
+#endif
 import Foundation
 
 /// The baseline: liblmdb called directly through CLMDB, holding the same key and document bytes

@@ -15,6 +15,8 @@ enum Stress {
           hold-reader STORE
           read-only STORE --profile P --badge N
           fill-disk STORE
+          overwrite STORE --commits N [--coordination off]
+          snapshot-reader STORE --hold-ms N [--coordination off]
         """
 
     static func run(_ arguments: [String]) -> Int32 {
@@ -35,6 +37,8 @@ enum Stress {
             case "hold-reader": return try OneShot.holdReader(store: store)
             case "read-only": return try OneShot.readOnly(store: store, options: options)
             case "fill-disk": return try OneShot.fillDisk(store: store)
+            case "overwrite": return try Snapshot.overwrite(store: store, options: options)
+            case "snapshot-reader": return try Snapshot.read(store: store, options: options)
             default:
                 Line.error(usage)
                 return 2
