@@ -1,12 +1,33 @@
 #!/usr/bin/env bash
 # The README's second command: installs what is missing, builds, and runs the whole test suite
-# (every test target), checks the documentation with DocC, runs the three libFuzzer targets for a
-# bounded count, then a smoke run of the benchmark.
+# (every test target) in both locking modes, builds the Apple manifest branch against LMDB's
+# sources and runs LMDBKit's and TabKeep's tests on it, checks the documentation with DocC, runs
+# the three libFuzzer targets for a bounded count, then a smoke run of the benchmark.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Tools/setup.sh
 swift build --build-tests
-swift test --skip-build
+# The whole suite in each locking mode: lmdb (Linux's default), then per-transaction (Apple's).
+echo "tests: locking mode lmdb"
+TABKEEP_LOCKING=lmdb swift test --skip-build
+echo "tests: locking mode per-transaction"
+TABKEEP_LOCKING=per-transaction swift test --skip-build
+
+# The Apple branch of the manifest (LMDB compiled from its C sources, as on iOS), built here
+# against the local copy of the source package, with LMDBKit's and TabKeep's tests run on that
+# LMDB in the Apple default mode. CI must have the copy; elsewhere it is skipped when absent.
+lmdb_source=${TABKEEP_LMDB_SOURCE:-../shared/vendor/CLMDB}
+if [ -f "$lmdb_source/Package.swift" ]; then
+    echo "tests: Apple manifest branch, LMDB from source at $lmdb_source"
+    TABKEEP_LMDB_SOURCE="$lmdb_source" swift build --build-path .build-apple --build-tests
+    TABKEEP_LMDB_SOURCE="$lmdb_source" TABKEEP_LOCKING=per-transaction \
+        swift test --build-path .build-apple --skip-build --filter '^(LMDBKitTests|TabKeepTests)\.'
+elif [ "${CI:-}" = true ]; then
+    echo "tests: error: no LMDB source package at $lmdb_source for the Apple manifest branch" >&2
+    exit 1
+else
+    echo "tests: Apple manifest branch skipped: no LMDB source package at $lmdb_source (set TABKEEP_LMDB_SOURCE)" >&2
+fi
 
 # The documentation of every public target converts with DocC without a warning.
 bash Tools/check-docs.sh

@@ -212,16 +212,14 @@ public final class Environment: @unchecked Sendable {
         let locking = try storeLocking(path: path, requested: configuration.locking)
         var transactionLock: TransactionLock?
         do {
-            transactionLock = try makeTransactionLock(
-                path: path, locking: locking, configuration: configuration, readOnly: configuration.readOnly)
+            transactionLock = try makeTransactionLock(path: path, locking: locking, configuration: configuration)
             opened = try makeHandle(
                 path: path, configuration: configuration, readOnly: configuration.readOnly, locking: locking,
                 transactionLock: transactionLock, probe: probe)
             readOnly = configuration.readOnly
         } catch .system(errno: EROFS) {
             // A store on a read-only filesystem still reads (LMDB then needs no lock file).
-            transactionLock = try makeTransactionLock(
-                path: path, locking: locking, configuration: configuration, readOnly: true)
+            transactionLock = try makeTransactionLock(path: path, locking: locking, configuration: configuration)
             opened = try makeHandle(
                 path: path, configuration: configuration, readOnly: true, locking: locking,
                 transactionLock: transactionLock, probe: probe)
@@ -233,13 +231,14 @@ public final class Environment: @unchecked Sendable {
     }
 
     /// The locking mode of the store at `path`: ``Locking/perTransaction`` when its lock file is
-    /// there, ``Locking/lmdb`` when only its data file is, and for a new store `requested` or the
-    /// platform's default. Naming the other mode of an existing store throws.
+    /// there, ``Locking/lmdb`` when LMDB's `lock.mdb` is (every open in that mode makes it, and
+    /// it is never removed), and for a new store, or a data file copied alone, `requested` or the
+    /// default. Naming the other mode of an existing store throws.
     private static func storeLocking(path: String, requested: Locking?) throws(LMDBError) -> Locking {
         let recorded: Locking? =
             if access(path + "/" + transactionLockFileName, F_OK) == 0 {
                 .perTransaction
-            } else if access(path + "/data.mdb", F_OK) == 0 {
+            } else if access(path + "/lock.mdb", F_OK) == 0 {
                 .lmdb
             } else {
                 nil
@@ -258,12 +257,12 @@ public final class Environment: @unchecked Sendable {
     /// store is never created without the record of its mode), or nil in `lmdb` mode. Refuses a
     /// store another process holds open in `lmdb` mode.
     private static func makeTransactionLock(
-        path: String, locking: Locking, configuration: Configuration, readOnly: Bool
+        path: String, locking: Locking, configuration: Configuration
     ) throws(LMDBError) -> TransactionLock? {
         guard locking == .perTransaction else { return nil }
         let file = path + "/" + transactionLockFileName
         let existed = access(file, F_OK) == 0
-        let lock = try TransactionLock(path: file, create: !readOnly, mode: configuration.fileMode)
+        let lock = try TransactionLock(path: file, mode: configuration.fileMode)
         // A process that opened the new store in lmdb mode before this lock file existed.
         if TransactionLock.lmdbModeHolder(of: path + "/lock.mdb") != nil {
             if !existed { unlink(file) }

@@ -30,8 +30,11 @@
 /// across three commits of another process could see them change under it.
 ///
 /// The store records its mode: a store whose directory holds ``Environment/transactionLockFileName``
-/// is in `perTransaction` mode, any other existing store in `lmdb` mode. Asking for the other mode
-/// throws ``LMDBError/lockingMismatch(path:store:requested:)``; two modes are never mixed.
+/// is in `perTransaction` mode, one that holds LMDB's `lock.mdb` in `lmdb` mode. Asking for the
+/// other mode throws ``LMDBError/lockingMismatch(path:store:requested:)``; two modes are never
+/// mixed. A data file copied alone (no lock file of either kind) carries no mode at this level:
+/// no process can be using it, and it opens in the mode asked for (TabKeep asks for the one its
+/// `meta` records).
 public enum Locking: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
     /// LMDB's own lock file and reader table (`lock.mdb`).
     case lmdb = "lmdb"

@@ -4,27 +4,39 @@
     import Darwin
 #endif
 
-/// The coordination of ``Locking/perTransaction`` mode: one `fcntl` lock on the environment's
-/// lock file, held for one transaction's life (shared for a read, exclusive for a write), and an
+/// The coordination of ``Locking/perTransaction`` mode: `fcntl` locks on the environment's lock
+/// file, held for one transaction's life (shared for a read, exclusive for a write), and an
 /// in-process read-write lock that keeps the same rule between this process's own threads.
+///
+/// Two bytes of the file: byte 0 is the lock itself; byte 1 is a turnstile that a writer holds
+/// from before it waits for byte 0 until it is done, and that a reader passes through (takes
+/// shared and lets go) before it takes byte 0, so a steady stream of readers in other processes
+/// cannot keep a writer waiting forever (the kernel grants a shared lock beside a waiting writer).
 ///
 /// `fcntl` locks belong to the process, not the thread: a second shared holder in this process
 /// would not add a lock, and one thread's unlock would drop everyone's. So the first of this
-/// process's readers takes the shared `fcntl` lock and the last one releases it, and a writer
-/// first excludes this process's readers, then takes the exclusive `fcntl` lock.
+/// process's readers takes byte 0 and the last one releases it, and a writer first excludes this
+/// process's readers, then takes both bytes.
 // @unchecked: owns a descriptor and pthread locks, used only through its methods
 final class TransactionLock: @unchecked Sendable {
     /// The lock file, open for as long as the environment is; it holds no lock between transactions.
     private let descriptor: Int32
     private let threads = ReadWriteLock(preferringExclusive: true)
     private let readers = WriterLock()
-    /// How many of this process's read transactions hold the shared lock; guarded by `readers`.
+    /// How many of this process's read transactions hold byte 0 shared; guarded by `readers`.
     private var readerCount = 0
 
-    /// Opens (creating it with `mode` when `create`) the lock file at `path`.
-    init(path: String, create: Bool, mode: UInt16) throws(LMDBError) {
-        let flags = create ? O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW : O_RDONLY | O_CLOEXEC | O_NOFOLLOW
-        let opened = open(path, flags, mode_t(mode))
+    private static let lockByte: off_t = 0
+    private static let turnstileByte: off_t = 1
+
+    /// Opens the lock file at `path`, creating it with `mode` if missing (even for a read-only
+    /// open, as LMDB makes `lock.mdb`: it is the lock, not data). Where it cannot be written (a
+    /// read-only filesystem, say) it is opened for reading, which is all a reader needs.
+    init(path: String, mode: UInt16) throws(LMDBError) {
+        var opened = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, mode_t(mode))
+        if opened < 0 && (errno == EROFS || errno == EACCES) {
+            opened = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        }
         guard opened >= 0 else { throw LMDBError.system(errno: errno) }
         descriptor = opened
     }
@@ -34,24 +46,28 @@ final class TransactionLock: @unchecked Sendable {
     /// Holds the shared side, for a read transaction.
     func lockShared() throws(LMDBError) {
         threads.lockShared()
-        readers.lock()
-        defer { readers.unlock() }
-        if readerCount == 0 {
-            do throws(LMDBError) {
-                try setLock(Int16(F_RDLCK))
-            } catch {
-                threads.unlock()
-                throw error
-            }
+        do throws(LMDBError) {
+            // Waits while a writer of any process holds the turnstile; never with `readers` held,
+            // since the writer may be waiting for this process's other readers to finish.
+            try setLock(Int16(F_RDLCK), Self.turnstileByte)
+            readers.lock()
+            defer { readers.unlock() }
+            // With the turnstile held shared no writer holds byte 0, so this does not wait.
+            if readerCount == 0 { try setLock(Int16(F_RDLCK), Self.lockByte) }
+            readerCount += 1
+        } catch {
+            try? setLock(Int16(F_UNLCK), Self.turnstileByte)
+            threads.unlock()
+            throw error
         }
-        readerCount += 1
+        try? setLock(Int16(F_UNLCK), Self.turnstileByte)
     }
 
     /// Lets go of the shared side.
     func unlockShared() {
         readers.lock()
         readerCount -= 1
-        if readerCount == 0 { try? setLock(Int16(F_UNLCK)) }
+        if readerCount == 0 { try? setLock(Int16(F_UNLCK), Self.lockByte) }
         readers.unlock()
         threads.unlock()
     }
@@ -60,8 +76,10 @@ final class TransactionLock: @unchecked Sendable {
     func lockExclusive() throws(LMDBError) {
         threads.lockExclusive()
         do throws(LMDBError) {
-            try setLock(Int16(F_WRLCK))
+            try setLock(Int16(F_WRLCK), Self.turnstileByte)
+            try setLock(Int16(F_WRLCK), Self.lockByte)
         } catch {
+            try? setLock(Int16(F_UNLCK), Self.lockByte, length: 2)
             threads.unlock()
             throw error
         }
@@ -69,19 +87,26 @@ final class TransactionLock: @unchecked Sendable {
 
     /// Lets go of the exclusive side.
     func unlockExclusive() {
-        try? setLock(Int16(F_UNLCK))
+        try? setLock(Int16(F_UNLCK), Self.lockByte, length: 2)
         threads.unlock()
     }
 
-    /// `fcntl(F_SETLKW)` over the whole file, retried when a signal interrupts the wait.
-    private func setLock(_ type: Int16) throws(LMDBError) {
+    /// `fcntl(F_SETLKW)` on `length` bytes from `start`, retried when a signal interrupts the
+    /// wait, and after a millisecond when the kernel reports a deadlock: its detection counts
+    /// processes, not threads, so a reader that waits at the turnstile while a writer waits for
+    /// this process's other readers looks like one, though those readers finish on their own.
+    private func setLock(_ type: Int16, _ start: off_t, length: off_t = 1) throws(LMDBError) {
         var request = flock()
         request.l_type = type
         request.l_whence = Int16(SEEK_SET)
-        request.l_start = 0
-        request.l_len = 0
+        request.l_start = start
+        request.l_len = length
         while fcntl(descriptor, F_SETLKW, &request) != 0 {
-            guard errno == EINTR else { throw LMDBError.system(errno: errno) }
+            switch errno {
+            case EINTR: continue
+            case EDEADLK: usleep(1_000)
+            default: throw LMDBError.system(errno: errno)
+            }
         }
     }
 

@@ -7,7 +7,8 @@ import Testing
 @Suite("Suspending and closing an environment")
 struct EnvironmentSuspendTests {
     let directory = TemporaryDirectory()
-    let configuration = Configuration(databases: ["items"])
+    // Closing on suspend is lmdb mode's; per-transaction suspension is in LockingTests.
+    let configuration = Configuration(databases: ["items"], locking: .lmdb)
 
     @Test func aClosedEnvironmentThrowsClosedAndItsPathOpensAgainAsANewEnvironment() throws {
         let path = directory.sub("env")

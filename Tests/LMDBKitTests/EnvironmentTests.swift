@@ -176,7 +176,8 @@ struct EnvironmentTests {
 
     @Test func dataAndLockFilesAreModeSixHundred() throws {
         let env = try open()
-        for file in ["data.mdb", "lock.mdb"] {
+        let lockFile = env.locking == .lmdb ? "lock.mdb" : Environment.transactionLockFileName
+        for file in ["data.mdb", lockFile] {
             let attributes = try FileManager.default.attributesOfItem(atPath: env.path + "/" + file)
             let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue
             #expect(mode == 0o600, "\(file) has mode \(String(mode ?? 0, radix: 8))")

@@ -110,7 +110,8 @@ struct LimitTests {
         let directory = TestDirectory()
         let path = directory.sub("store")
         // This process keeps the store open, so no later open is the only one and resets the table.
-        let store = try TabKeepStore(path: path)
+        // Reader slots are lmdb mode's (per-transaction: PerTransactionLockingTests).
+        let store = try TabKeepStore(path: path, options: .init(locking: .lmdb))
         try store.registerCatalog(Fixture.catalog)
         let reader = try Child(Built.stress, ["hold-reader", path], in: directory)
         let line = try #require(reader.waitForLine(startingWith: "reading "))

@@ -51,7 +51,8 @@ struct StoreLayoutReadTests {
     /// opening, so the catalog is read again.
     @Test func aCatalogSeenBeforeASuspendIsReadAgainFromAFileReplacedMeanwhile() async throws {
         let path = directory.sub("store")
-        let store = try TabKeepStore(path: path)
+        // lmdb mode: there a suspend closes the file, which can then be replaced.
+        let store = try TabKeepStore(path: path, options: .init(locking: .lmdb))
         try store.registerCatalog(sevenTabs)
         try await store.edit(profile("p"), .setHidden(tab("b"), true))
         // A copy of the files as they are now, then one commit on each: the same transaction id.

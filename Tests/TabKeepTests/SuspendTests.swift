@@ -20,10 +20,14 @@
     struct SuspendTests {
         let directory = TestDirectory()
 
-        func open(_ name: String = "store", durability: Durability = .full) throws -> TabKeepStore {
+        /// A store in lmdb mode, whose suspension closes the environment (per-transaction
+        /// suspension, which holds nothing back, is tested at the end).
+        func open(_ name: String = "store", durability: Durability = .full, locking: Locking = .lmdb) throws
+            -> TabKeepStore
+        {
             try TabKeepStore(
                 path: directory.sub(name),
-                options: .init(durability: durability, pollInterval: .milliseconds(20)))
+                options: .init(durability: durability, pollInterval: .milliseconds(20), locking: locking))
         }
 
         /// Waits for `condition`, polling; false when `timeout` passes first. Never asserts a time.
@@ -190,6 +194,28 @@
             store.resume()
             let badges = try store.layout(profile("u")).badges
             #expect(badges[tab("a")] == cycles / 2 && badges[tab("b")] == cycles / 2)
+        }
+
+        /// In per-transaction mode the store holds no lock between transactions, so suspending
+        /// only waits for what is in flight: the store is not marked suspended, an edit issued
+        /// afterwards runs at once, and nothing ever waits for `resume()` (never called here).
+        @Test(.timeLimit(.minutes(1))) func inPerTransactionModeAnEditAfterSuspendRunsWithoutResume()
+            async throws
+        {
+            let store = try open(locking: .perTransaction)
+            let path = store.environment.path
+            try store.registerCatalog(sevenTabs)
+            let edits = (0..<8).map { _ in Task { try await store.edit(profile("u"), .addToBadge(tab("a"), 1)) } }
+            await store.suspend()
+            #expect(!store.isSuspended && !store.environment.isSuspended)
+            let holds = try StoreFileHolds(of: path)
+            #expect(holds.lockFileLocks.isEmpty && holds.dataFileLocks.isEmpty, "\(holds)")
+            try await store.edit(profile("u"), .addToBadge(tab("a"), 1))
+            for edit in edits { try await edit.value }
+            #expect(try store.layout(profile("u")).badges[tab("a")] == 9)
+            let after = try StoreFileHolds(of: path)
+            #expect(after.lockFileLocks.isEmpty && after.dataFileLocks.isEmpty, "\(after)")
+            #expect(store.environment.openings == 1, "the environment was closed and reopened")
         }
     }
 #endif

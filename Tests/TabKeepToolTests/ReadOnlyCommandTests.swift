@@ -72,7 +72,15 @@ struct ReadOnlyCommandTests {
 
     func files(_ store: String) throws -> Files {
         let attributes = try FileManager.default.attributesOfItem(atPath: store + "/data.mdb")
-        let lock = LockTable.read(Array(try Data(contentsOf: URL(fileURLWithPath: store + "/lock.mdb"))))
+        // A per-transaction store has no lock.mdb; its own lock file holds no bytes to change.
+        let lockFile = ["lock.mdb", Environment.transactionLockFileName].first {
+            FileManager.default.fileExists(atPath: store + "/" + $0)
+        }
+        let lockBytes = Array(try Data(contentsOf: URL(fileURLWithPath: store + "/" + (lockFile ?? "lock.mdb"))))
+        let lock =
+            lockFile == "lock.mdb"
+            ? LockTable.read(lockBytes)
+            : (table: LockTable(size: lockBytes.count, magicAndFormat: lockBytes, lastTransaction: []), taken: false)
         #expect(!lock.taken, "a reader slot in \(store)/lock.mdb is still taken")
         return Files(
             data: try Data(contentsOf: URL(fileURLWithPath: store + "/data.mdb")),

@@ -128,7 +128,7 @@ public final class TabKeepStore: Sendable {
             var configuration = Configuration(
                 databases: Records.all, initialMapSize: options.initialMapSize,
                 maxMapSize: options.maxMapSize,
-                durability: options.durability, locking: options.locking)
+                durability: options.durability, locking: try options.locking ?? Self.recordedLocking(path))
             configuration.readOnly = options.readOnly
             if options.readOnly && !FileManager.default.fileExists(atPath: path + "/data.mdb") {
                 throw TabKeepError.invalidDirectory(
@@ -185,6 +185,20 @@ public final class TabKeepStore: Sendable {
 
     deinit {
         watchers.stop()
+    }
+
+    /// The mode `meta` records for a data file that came without the lock file of either mode (a
+    /// copy of `data.mdb` alone: no process can be using it), lmdb for such a store made before
+    /// the mode was recorded, or nil for every other directory.
+    private static func recordedLocking(_ path: String) throws(LMDBError) -> Locking? {
+        let lockFiles = ["lock.mdb", Environment.transactionLockFileName]
+        guard access(path + "/data.mdb", F_OK) == 0, lockFiles.allSatisfy({ access(path + "/" + $0, F_OK) != 0 })
+        else { return nil }
+        guard try Environment.peek(path: path, database: Records.meta, key: Records.MetaKey.schema) != nil else {
+            return nil
+        }
+        let recorded = try Environment.peek(path: path, database: Records.meta, key: Records.MetaKey.locking)
+        return recorded.map { Locking(rawValue: String(decoding: $0, as: UTF8.self)) ?? .lmdb } ?? .lmdb
     }
 
     /// Whether `path` is a regular file of zero bytes (stat, no Foundation round trip).

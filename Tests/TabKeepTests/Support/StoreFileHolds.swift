@@ -1,4 +1,5 @@
 import Foundation
+import LMDBKit
 
 #if canImport(Glibc)
     import Glibc
@@ -26,7 +27,10 @@ struct StoreFileHolds: Equatable, CustomStringConvertible {
         guard let resolved = realpath(directory, nil) else { throw POSIXError(.ENOENT) }
         let canonical = String(cString: resolved)
         free(resolved)
-        let lockFile = canonical + "/lock.mdb"
+        // A per-transaction store has no lock.mdb: its lock file is LMDBKit's own.
+        let lockFile =
+            FileManager.default.fileExists(atPath: canonical + "/lock.mdb")
+            ? canonical + "/lock.mdb" : canonical + "/" + Environment.transactionLockFileName
         let dataFile = canonical + "/data.mdb"
         let pid = String(getpid())
         let lockInode = Self.inode(lockFile)
