@@ -17,7 +17,8 @@ struct RegistryTests {
         let mdbLoad = try #require(which("mdb_load"), "mdb_load from lmdb-utils is needed")
         let mdbStat = try #require(which("mdb_stat"), "mdb_stat from lmdb-utils is needed")
         let path = directory.sub("env")
-        let configuration = Configuration(databases: ["items"])
+        // lmdb mode: mdb_load writes beside this process through LMDB's own locks.
+        let configuration = Configuration(databases: ["items"], locking: .lmdb)
         let canonical = try Environment.open(path: path, configuration: configuration).path
         let inputs = (0..<20).map { (directory.sub("input-\($0).txt"), loadInput("other\($0)-", count: 50)) }
         let writer = Task.detached {

@@ -42,14 +42,20 @@ public final class TabKeepStore: Sendable {
         /// `TABKEEP_LOCKING` says otherwise). An existing store keeps the mode it was created in:
         /// nil follows it, and naming the other mode throws.
         public var locking: Locking?
+        /// The data-protection class of the store's files on Apple's mobile platforms (default
+        /// `completeUntilFirstUserAuthentication`, so an extension can update the store while the
+        /// device is locked); set on every writing open. No effect elsewhere.
+        public var fileProtection: FileProtection
 
         /// Options with the defaults: `.full`, a 4 MiB map growing to 64 GiB, polling every 250 ms,
-        /// and the store's own locking mode.
+        /// the store's own locking mode, and files readable from the first unlock after boot.
         public init(
             durability: Durability = .full, maxMapSize: Int = 64 << 30, initialMapSize: Int = 4 << 20,
-            pollInterval: Duration = .milliseconds(250), readOnly: Bool = false, locking: Locking? = nil
+            pollInterval: Duration = .milliseconds(250), readOnly: Bool = false, locking: Locking? = nil,
+            fileProtection: FileProtection = .completeUntilFirstUserAuthentication
         ) {
             self.locking = locking
+            self.fileProtection = fileProtection
             self.durability = durability
             self.maxMapSize = maxMapSize
             self.initialMapSize = initialMapSize
@@ -177,6 +183,7 @@ public final class TabKeepStore: Sendable {
         identity = Mutex(opened.replica)
         createdMilliseconds = opened.created
         if !options.readOnly {
+            try applyFileProtection(options.fileProtection, path: environment.path)
             // Both read their record again inside their write transaction before acting on it.
             if opened.schema == 1 { try migrateIfNeeded() }
             if opened.isCopy { try takeFreshIdentityIfCopy() }
