@@ -119,7 +119,9 @@ struct DocumentEditTests {
         #expect(longest > firstKey, "the squeezes never shared a gap")
         #expect(document.problems().isEmpty)
         #expect(try TabBarDocument(decoding: document.encoded()) == document)
-        print("squeezes after \(anchor): longest key after \(squeezes) squeezes: \(longest) bytes (first \(firstKey))")
+        print(
+            "squeezes after \(anchor): longest key after \(squeezes) squeezes: \(longest) bytes (first \(firstKey))"
+        )
     }
 
     /// The longest position key in `document`.

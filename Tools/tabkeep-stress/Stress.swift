@@ -15,6 +15,7 @@ enum Stress {
           hold-reader STORE
           read-only STORE --profile P --badge N
           fill-disk STORE
+          commits STORE [--durability full|metaAsync|deferred] [--edits N] [--profile P] [--sync yes]
         """
 
     static func run(_ arguments: [String]) -> Int32 {
@@ -35,6 +36,7 @@ enum Stress {
             case "hold-reader": return try OneShot.holdReader(store: store)
             case "read-only": return try OneShot.readOnly(store: store, options: options)
             case "fill-disk": return try OneShot.fillDisk(store: store)
+            case "commits": return try Commits.run(store: store, options: options)
             default:
                 Line.error(usage)
                 return 2
