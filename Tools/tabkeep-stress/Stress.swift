@@ -15,6 +15,7 @@ enum Stress {
           hold-reader STORE
           read-only STORE --profile P --badge N
           fill-disk STORE
+          contend STORE --tab TAB [--seed N]
           commits STORE [--durability full|metaAsync|deferred] [--edits N] [--profile P] [--sync yes]
         """
 
@@ -37,6 +38,7 @@ enum Stress {
             case "read-only": return try OneShot.readOnly(store: store, options: options)
             case "fill-disk": return try OneShot.fillDisk(store: store)
             case "commits": return try Commits.run(store: store, options: options)
+            case "contend": return try Contend.run(store: store, options: options)
             default:
                 Line.error(usage)
                 return 2
