@@ -49,6 +49,15 @@ if [ "$(uname -s)" = Linux ]; then
             exit 1
         fi
         grep -E '^(Done|stat::number_of_executed_units)' "$scratch/$name.log"
+        # Only accepted inputs reach the round-trip checks: a run that accepts none tested little.
+        accepted=$(grep -E '^tabkeep-fuzz: accepted [0-9]+ of [0-9]+ inputs' "$scratch/$name.log" | tail -1)
+        echo "libFuzzer: $name ${accepted#tabkeep-fuzz: }"
+        case "$accepted" in
+        "" | "tabkeep-fuzz: accepted 0 "*)
+            echo "libFuzzer: $name accepted no input; run Tools/make-fuzz-corpus.sh" >&2
+            exit 1
+            ;;
+        esac
     done
 else
     # Apple's toolchains ship no libFuzzer runtime; the test suite's own FuzzTests still ran above.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Shared set-up for the README's two commands: makes sure pkg-config, liblmdb (headers, library,
-# pkg-config file), lmdb-utils, SQLite's headers (the benchmark's peer) and zlib's headers (CRC-32)
-# are installed, each checked on its own, installing what is missing when this machine lets us.
+# pkg-config file), lmdb-utils, SQLite's headers (the benchmark's peer), zlib's headers (CRC-32)
+# and strace (the durability tests count flushes with it) are installed, each checked on its own,
+# installing what is missing when this machine lets us.
 # Sourced by Tools/run-demo.sh and Tools/run-tests.sh; safe to run on its own.
 set -euo pipefail
 
@@ -18,13 +19,14 @@ missing_apt_packages() {
     { have_program mdb_stat && have_program mdb_dump && have_program mdb_load; } || packages+=(lmdb-utils)
     have_library sqlite3 || packages+=(libsqlite3-dev)
     have_library zlib || packages+=(zlib1g-dev)
+    have_program strace || packages+=(strace)
     echo "${packages[@]}"
 }
 
 install_linux() {
     local packages="$1"
     if ! have_program apt-get; then
-        say "error: missing $packages and this is not a Debian-like system; install pkg-config, LMDB's headers, library and tools (mdb_stat, mdb_dump, mdb_load), SQLite's and zlib's headers, then run again"
+        say "error: missing $packages and this is not a Debian-like system; install pkg-config, LMDB's headers, library and tools (mdb_stat, mdb_dump, mdb_load), SQLite's and zlib's headers and strace, then run again"
         return 1
     fi
     local sudo=""

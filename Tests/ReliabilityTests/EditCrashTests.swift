@@ -56,10 +56,9 @@ struct EditCrashTests {
                 acknowledged[name] = max(acked, shown)
             }
         }
-        // Process kills alone lose nothing in either mode; `.metaAsync`'s documented bound (at
-        // most the last commit) is for operating-system crashes.
+        // Kills leave the page cache whole, so nothing may be lost in either mode; what reaches
+        // the disk itself is counted in DurabilityTests.
         #expect(lostEdits == 0)
-        if durability == .metaAsync { #expect(lostEdits <= 1) }
         #expect(edits > kills / 2, "the children made too few edits to test anything")
         report(
             "edit crash (\(durability)): \(kills) kills survived, \(edits) acknowledged edits checked, "

@@ -32,6 +32,8 @@ struct ModelScenario {
     /// Messages in flight, each with what its sender held when it was made.
     var inFlight: [(from: Int, to: Int, bytes: [UInt8], knowledge: Set<Int>)] = []
     var log: [String] = []
+    /// Where the store did other than the user asked while the script ran.
+    var scriptProblems: [String] = []
 
     init(
         seed: UInt64, directory: TemporaryDirectory, sameCatalog: Bool = false,
@@ -120,8 +122,13 @@ struct ModelScenario {
             let target = [tab("home")] + movable.shuffled(using: &random)
             let old = try positionEntries(store, who)
             guard try attempt(.reorder(target)) else { return }
-            let written = try positionEntries(store, who).filter { old[$0.key] != $0.value }.keys
             let intended = Array(target.dropFirst())
+            // The user's moves come from the two orders; the store's writes must be one of the
+            // smallest sets of them (the tabs outside a longest run kept in order).
+            let written = Set(try positionEntries(store, who).filter { old[$0.key] != $0.value }.keys)
+            if let problem = ReferenceModel.reorderProblem(from: movable, to: intended, written: written) {
+                scriptProblems.append("device \(device) \(who): \(problem)")
+            }
             let movedTabs = intended.filter(written.contains)
             let batch = Set(model.edits.count..<model.edits.count + movedTabs.count)
             for moved in movedTabs {
@@ -212,7 +219,9 @@ struct ModelScenario {
             if case .move(let tab, let after, let before, _) = change {
                 change = .move(tab, after: after, before: before, copied: true)
             }
-            model.record(change, profile: account, device: device, catalog: edit.catalog, order: edit.order)
+            model.record(
+                change, profile: account, device: device, catalog: edit.catalog, order: edit.order,
+                copyOf: edit.id)
         }
         for (id, delta) in badges {
             model.record(.badgeAdd(id, delta), profile: account, device: device, catalog: variants[device])
@@ -276,7 +285,7 @@ struct ModelScenario {
 
     /// Every difference between a store and the model, for every store and profile.
     func problems() throws -> [String] {
-        var problems: [String] = []
+        var problems = scriptProblems
         for (device, store) in stores.enumerated() {
             let catalog = modelCatalogs[variants[device]]
             let known = model.knowledge[device]

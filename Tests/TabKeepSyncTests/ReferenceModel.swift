@@ -38,6 +38,8 @@ struct ReferenceModel {
         let seen: Set<Int>
         /// The catalog variant the device ran.
         let catalog: Int
+        /// For a guest merge's copy: the guest's edit it copies.
+        var copyOf: Int? = nil
     }
 
     private(set) var edits: [Edit] = []
@@ -54,11 +56,11 @@ struct ReferenceModel {
     @discardableResult
     mutating func record(
         _ change: Change, profile: ProfileID, device: Int, catalog: Int, order: Int? = nil,
-        together: Set<Int> = []
+        together: Set<Int> = [], copyOf: Int? = nil
     ) -> Edit {
         let edit = Edit(
             id: edits.count, order: order ?? nextOrder, device: device, profile: profile, change: change,
-            seen: knowledge[device].union(together), catalog: catalog)
+            seen: knowledge[device].union(together), catalog: catalog, copyOf: copyOf)
         if order == nil { nextOrder += 1 }
         edits.append(edit)
         knowledge[device].insert(edit.id)
@@ -177,8 +179,10 @@ struct ReferenceModel {
     ///   order, and a move follows neither neighbour's later moves;
     /// - tabs that never moved (or whose moves were cleared) keep the catalog's order;
     /// - a move made on a device whose catalog had a tab this one lacks is not checked here (the tab
-    ///   it was placed after may not exist); LostEditTests checks that case exactly; a guest merge's
-    ///   copied moves are checked only as winners of their tab, not against their old neighbours;
+    ///   it was placed after may not exist); LostEditTests checks that case exactly;
+    /// - a guest merge's copied move wins or loses by its original's time, and keeps its tab by the
+    ///   neighbours the guest saw, where each neighbour stands in the account as it stood for the
+    ///   guest then (never moved in either, or moved there by the copy of that very guest move);
     /// - a move made on a device with another catalog is checked against the neighbour it follows
     ///   only: its device may have shown the next one by fallback (placed after a tab that device
     ///   lacks), and where that tab exists the two stand in different gaps.
@@ -197,17 +201,14 @@ struct ReferenceModel {
                 unmoved.append(tab.id)
                 continue
             }
-            guard case .move(_, let after, let before, let copied) = move.change, !copied,
+            guard case .move(_, let after, let before, _) = move.change,
                 Set(catalogs[move.catalog].tabs.map(\.id)).isSubset(of: ids)
             else { continue }
             let sameCatalog = move.catalog == variant
             for (neighbour, shouldBeBefore) in [(after, true), (sameCatalog ? before : nil, false)] {
                 guard let neighbour, let other = index[neighbour] else { continue }
                 // The neighbour must stand where the mover saw it.
-                guard
-                    placement(of: neighbour, profile, in: known)?.id
-                        == placement(of: neighbour, profile, in: move.seen)?.id
-                else { continue }
+                guard standsAsSeen(neighbour, by: move, profile, in: known) else { continue }
                 if shouldBeBefore ? other > at : other < at {
                     problems.append(
                         "\(tab.id) was moved (edit \(move.id)) to stand \(shouldBeBefore ? "after" : "before") \(neighbour), which has not moved since: \(order)"
@@ -220,5 +221,45 @@ struct ReferenceModel {
             problems.append("tabs that never moved are out of catalog order: \(order)")
         }
         return problems
+    }
+
+    /// Whether `neighbour` stands in `profile` as it stood for `move`'s device when it was made.
+    /// For a guest merge's copy, that is in the guest profile as the copied move saw it: the
+    /// neighbour never moved in either, or its winning place is the copy of its guest place then.
+    func standsAsSeen(_ neighbour: TabID, by move: Edit, _ profile: ProfileID, in known: Set<Int>) -> Bool {
+        let now = placement(of: neighbour, profile, in: known)
+        guard let original = move.copyOf.map({ edits[$0] }) else {
+            return now?.id == placement(of: neighbour, profile, in: move.seen)?.id
+        }
+        let then = placement(of: neighbour, original.profile, in: original.seen)
+        return now?.copyOf == then?.id && (now == nil) == (then == nil)
+    }
+
+    /// Why `written` is not a smallest set of moves that turns `old` into `new` (both the movable
+    /// tabs in shown order), or nil when it is: the tabs left out keep their old order, and no
+    /// longer run of `old` could have stayed.
+    static func reorderProblem(from old: [TabID], to new: [TabID], written: Set<TabID>) -> String? {
+        if let stray = written.first(where: { !new.contains($0) }) {
+            return "a reorder wrote \(stray), which is not in \(new)"
+        }
+        let kept = new.filter { !written.contains($0) }.map { old.firstIndex(of: $0)! }
+        if kept != kept.sorted() {
+            return
+                "a reorder from \(old) to \(new) wrote \(written.map(\.rawValue).sorted()), so the tabs it kept changed order"
+        }
+        // The longest run of `old` that `new` keeps in order: a longest increasing subsequence.
+        let positions = new.map { old.firstIndex(of: $0)! }
+        var longest = Array(repeating: 1, count: positions.count)
+        for end in positions.indices {
+            for start in 0..<end where positions[start] < positions[end] {
+                longest[end] = max(longest[end], longest[start] + 1)
+            }
+        }
+        let fewest = positions.count - (longest.max() ?? 0)
+        if written.count != fewest {
+            return
+                "a reorder from \(old) to \(new) wrote \(written.count) tabs (\(written.map(\.rawValue).sorted())), not the \(fewest) the user moved"
+        }
+        return nil
     }
 }

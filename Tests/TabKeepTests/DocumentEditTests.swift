@@ -49,10 +49,10 @@ struct DocumentEditTests {
         #expect(document.entries.count <= 3)
     }
 
-    /// The worst patterns for fractional keys: the same tab squeezed between the same two neighbours,
-    /// and two tabs alternately squeezed between each other and a fixed neighbour (each move halves the
-    /// room left). A thousand of each keep every key within the cap and never re-space.
-    @Test(arguments: ["same tab", "alternating tabs", "alternating sides"])
+    /// Tabs put again and again at an open end of one gap: the same tab leaving the gap between a
+    /// and b and coming back, and two tabs alternately put first after a. A thousand of each keep
+    /// every key within the cap and never re-space.
+    @Test(arguments: ["same tab", "alternating tabs"])
     func aThousandMovesIntoOneGapKeepKeysWithinTheCapAndWriteNoRespace(pattern: String) throws {
         let catalog = lettersCatalog(5)
         var replica = simulatedReplica(1)
@@ -60,31 +60,76 @@ struct DocumentEditTests {
         var longest = 0
         for step in 0..<1_000 {
             let sequence = replica.sequence
-            let edit: TabBarEdit
-            switch pattern {
-            case "same tab":
-                // d leaves the gap between a and b, then comes back into it.
-                edit = .move(tab("d"), to: step % 2 == 0 ? 1 : 4)
-            case "alternating tabs":
-                edit = .move(step % 2 == 0 ? tab("c") : tab("b"), to: 1)
-            default:
-                // Right after a, then right before e, squeezing the same gap from both ends.
-                let order = document.layout(catalog: catalog).order
-                edit = step % 2 == 0 ? .move(order[3], to: 1) : .move(order[1], to: 3)
-            }
+            let edit: TabBarEdit =
+                pattern == "same tab"
+                ? .move(tab("d"), to: step % 2 == 0 ? 1 : 4)
+                : .move(step % 2 == 0 ? tab("c") : tab("b"), to: 1)
             let before = document.layout(catalog: catalog).order
             try document.apply(edit, catalog: catalog, by: &replica)
             // One move writes one entry, or nothing when the tab is already there: never a re-space.
             #expect(replica.sequence - sequence <= 1, "step \(step)")
             if before == document.layout(catalog: catalog).order { #expect(replica.sequence == sequence) }
-            for entry in document.entries {
-                if case .place(let place) = entry.value { longest = max(longest, place.key.count) }
-            }
+            longest = max(longest, longestKey(in: document))
         }
         #expect(longest <= TabPlace.maxKeyLength)
         #expect(document.problems().isEmpty)
         #expect(try TabBarDocument(decoding: document.encoded()) == document)
         print("\(pattern): longest key after 1,000 moves into one gap: \(longest) bytes")
+    }
+
+    /// The worst pattern for fractional keys: three keyed tabs in one gap, and each move takes an
+    /// outer one, alternately the left and the right, into the middle, so every new key lies between
+    /// the two newest and the room left halves each time. The README promises at most a bit of key
+    /// per such squeeze: a thousand cost at most 125 bytes (plus one for rounding) past the first
+    /// key, with one entry written per move and no re-space.
+    /// The gap follows `anchor`; its id sets the gap's tag, the first byte after every key's middle.
+    @Test(arguments: ["a", "home", "news"])
+    func aThousandSqueezesBetweenTwoKeyedNeighboursCostAtMostABitEach(anchor: String) throws {
+        let catalog = try Catalog([tab(anchor)] + tabs("b", "c", "d", "e"))
+        var replica = simulatedReplica(1)
+        // d, e, then b into the gap after the anchor: three keyed tabs side by side.
+        var document = try applying(
+            [.move(tab("d"), to: 1), .move(tab("e"), to: 2), .move(tab("b"), to: 2)], to: TabBarDocument(),
+            catalog: catalog, by: &replica)
+        #expect(document.layout(catalog: catalog).order == [tab(anchor)] + tabs("d", "b", "e", "c"))
+        let firstKey = longestKey(in: document)
+        let squeezes = 1_000
+        var longest = firstKey
+        for step in 0..<squeezes {
+            let order = document.layout(catalog: catalog).order
+            let (moving, left, right) =
+                step % 2 == 0 ? (order[1], order[2], order[3]) : (order[3], order[1], order[2])
+            let sequence = replica.sequence
+            try document.apply(.move(moving, to: 2), catalog: catalog, by: &replica)
+            let after = document.layout(catalog: catalog).order
+            #expect(after == [tab(anchor), left, moving, right, tab("c")], "step \(step)")
+            // Exactly the moved tab's entry, never a re-space of the gap.
+            #expect(replica.sequence - sequence == 1, "step \(step)")
+            longest = max(longest, longestKey(in: document))
+        }
+        let promised = firstKey + (squeezes + 7) / 8 + 1
+        // Known defect, for the lead: the gap tag's first byte, right after a shorter neighbour's
+        // middle, sets the room left, so only low tags ("home": 0x10) keep to a bit a squeeze.
+        withKnownIssue("keys grow past a bit a squeeze where the gap tag is high", isIntermittent: false) {
+            #expect(longest <= promised, "\(longest) bytes after \(squeezes) squeezes, promised \(promised)")
+        } when: {
+            anchor != "home"
+        }
+        #expect(longest <= TabPlace.maxKeyLength)
+        #expect(longest > firstKey, "the squeezes never shared a gap")
+        #expect(document.problems().isEmpty)
+        #expect(try TabBarDocument(decoding: document.encoded()) == document)
+        print(
+            "squeezes after \(anchor): longest key after \(squeezes) squeezes: \(longest) bytes (first \(firstKey))"
+        )
+    }
+
+    /// The longest position key in `document`.
+    private func longestKey(in document: TabBarDocument) -> Int {
+        document.entries.reduce(0) { longest, entry in
+            if case .place(let place) = entry.value { return max(longest, place.key.count) }
+            return longest
+        }
     }
 
     @Test func invalidEditsThrowAndChangeNothing() throws {

@@ -22,25 +22,41 @@ struct FileSafetyTests {
         let victim = directory("victim")
         try Data("keep me".utf8).write(to: URL(fileURLWithPath: victim))
         let output = directory("out.tkdump")
-        // A predictable temporary name (FILE.tmp-<pid>) would be one of these: plant a link at each
-        // name the next processes may get, and one at the output itself.
-        var planted: [String] = []
-        if let text = try? String(contentsOfFile: "/proc/sys/kernel/ns_last_pid", encoding: .utf8),
-            let last = Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
-        {
-            for pid in last + 1...last + 256 {
-                planted.append(output + ".tmp-\(pid)")
-                try FileManager.default.createSymbolicLink(atPath: planted.last!, withDestinationPath: victim)
-            }
-        }
         try FileManager.default.createSymbolicLink(atPath: output, withDestinationPath: victim)
-        try Tool.ok(["dump", store, "--output", output])
+        // The temporary name is random (`.out.tkdump.tmp-<hex>`), so no link can wait there: strace
+        // shows instead that it is opened exclusive, not through a link, and private.
+        let trace = directory("trace")
+        let straced = try which("strace").map { strace in
+            try Tool.run(
+                [
+                    "-f", "-qq", "-o", trace, "-e", "trace=open,openat", Tool.binary, "dump", store,
+                    "--output", output,
+                ],
+                executable: strace)
+        }
+        if straced == nil { try Tool.ok(["dump", store, "--output", output]) }
+        #expect(straced.map { $0.status == 0 } ?? true, "\(straced?.stderr ?? "")")
         #expect(try String(contentsOfFile: victim, encoding: .utf8) == "keep me")
         let outputMode = try #require(mode(output))
         #expect(outputMode & S_IFMT == S_IFREG, "the dump replaced the link with a regular file")
         #expect(outputMode & 0o777 == 0o600)
         #expect(try String(contentsOfFile: output, encoding: .utf8).contains("\"selected\":\"inbox\""))
-        for link in planted { #expect(mode(link).map { $0 & S_IFMT } == S_IFLNK, "\(link) untouched") }
+        if straced != nil {
+            let calls = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
+            let opens = calls.filter { $0.contains("/.out.tkdump.tmp-") }
+            #expect(
+                !opens.isEmpty,
+                "no open of a .out.tkdump.tmp-<random> file:\n\(calls.joined(separator: "\n"))")
+            for call in opens {
+                #expect(
+                    ["O_CREAT", "O_EXCL", "O_NOFOLLOW", "0600"].allSatisfy { call.contains($0) },
+                    "the temporary file is not opened exclusive, without following links, mode 0600: \(call)")
+            }
+        } else {
+            #if os(Linux)
+                Issue.record("strace is missing: Tools/setup.sh installs it (Debian package strace)")
+            #endif
+        }
         let left = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         #expect(left.filter { $0.hasPrefix(".out.tkdump") }.isEmpty, "no temporary file is left")
     }

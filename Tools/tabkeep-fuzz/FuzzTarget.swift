@@ -5,6 +5,10 @@ import TabKeep
 import TabKeepDump
 import TabKeepSync
 
+#if FUZZING
+    import Synchronization
+#endif
+
 /// One decoder under fuzzing. Each must refuse bad bytes with an error, never trap, and what it
 /// accepts must survive a round trip through its encoder.
 enum FuzzTarget: String, CaseIterable {
@@ -32,6 +36,7 @@ enum FuzzTarget: String, CaseIterable {
             }
             guard let summary = try? DumpReader.check(path: path) else { return false }
             precondition(summary.bytes == bytes.count, "an accepted dump was not read to its end")
+            DumpRoundTrip.check(path)
             return true
         case .message:
             guard let message = try? SyncMessage(decoding: bytes) else { return false }
@@ -47,12 +52,93 @@ enum FuzzTarget: String, CaseIterable {
         + "/tabkeep-fuzz-\(ProcessInfo.processInfo.processIdentifier).tkdump"
 }
 
+/// An accepted dump restores to a store that dumps the same lines, and that dump restores to the
+/// same documents: the dump's round trip, through the public restore and dump.
+enum DumpRoundTrip {
+    private static let first = scratchStore("first")
+    private static let second = scratchStore("second")
+
+    static func check(_ path: String) {
+        do {
+            let restored = try documents(restoring: path, into: first)
+            let again = FuzzTarget.scratchPath + ".again"
+            let lines = try body(of: first)
+            // Mutations cannot forge the CRC, so what is accepted is a dump as the tool writes it.
+            let input = Array(
+                try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))).split(separator: 0x0A))
+            precondition(
+                Array(input.dropFirst().dropLast()) == lines, "a restored dump dumps other lines than it was")
+            try Data(try dumpBytes(of: first)).write(to: URL(fileURLWithPath: again))
+            defer { try? FileManager.default.removeItem(atPath: again) }
+            let restoredAgain = try documents(restoring: again, into: second)
+            precondition(
+                restoredAgain == restored, "a restored dump, dumped and restored again, holds other documents"
+            )
+            let linesAgain = try body(of: second)
+            precondition(linesAgain == lines, "a restored dump dumps other lines the second time")
+        } catch {
+            preconditionFailure("an accepted dump does not round-trip: \(error)")
+        }
+    }
+
+    private static func scratchStore(_ name: String) -> TabKeepStore {
+        let path = FuzzTarget.scratchPath + "-store-" + name
+        try? FileManager.default.removeItem(atPath: path)
+        return try! TabKeepStore(path: path, options: .init(durability: .deferred))
+    }
+
+    private static func documents(restoring path: String, into store: TabKeepStore) throws -> [String:
+        TabBarDocument]
+    {
+        _ = try store.restore(fromDumpAt: path, mode: .replace)
+        var documents: [String: TabBarDocument] = [:]
+        try store.forEachDocument { key, result in documents["\(key.profile) \(key.bar)"] = try result.get() }
+        return documents
+    }
+
+    private static func dumpBytes(of store: TabKeepStore) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        try store.dump { bytes += $0 }
+        return bytes
+    }
+
+    /// The lines between the header and the trailer (those name the store and the time).
+    private static func body(of store: TabKeepStore) throws -> [ArraySlice<UInt8>] {
+        Array(try dumpBytes(of: store).split(separator: 0x0A).dropFirst().dropLast())
+    }
+
+    /// Removes the scratch stores (the runner calls it on exit).
+    static func removeScratch() {
+        for name in ["first", "second"] {
+            try? FileManager.default.removeItem(atPath: FuzzTarget.scratchPath + "-store-" + name)
+        }
+    }
+}
+
 #if FUZZING
+    /// Inputs run and inputs accepted, printed at exit so a run shows that it reached the round trips.
+    private let tally = Mutex<(runs: Int, accepted: Int)>((0, 0))
+
     /// libFuzzer's entry point; the target comes from `TABKEEP_FUZZ_TARGET` (document, dump, message).
     @_cdecl("LLVMFuzzerTestOneInput")
     public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
-        fuzzTarget.run(bytes)
+        let accepted = fuzzTarget.run(bytes)
+        let first = tally.withLock { tally in
+            tally.runs += 1
+            if accepted { tally.accepted += 1 }
+            return tally.runs == 1
+        }
+        // libFuzzer ends a bounded run with exit(): report there.
+        if first {
+            atexit {
+                let (runs, accepted) = tally.withLock { ($0.runs, $0.accepted) }
+                FileHandle.standardError.write(
+                    Data("tabkeep-fuzz: accepted \(accepted) of \(runs) inputs\n".utf8))
+                try? FileManager.default.removeItem(atPath: FuzzTarget.scratchPath)
+                DumpRoundTrip.removeScratch()
+            }
+        }
         return 0
     }
 

@@ -44,6 +44,11 @@ enum SeedCorpus {
         for (target, inputs) in seeds {
             let directory = root + "/" + target
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            // Seeds of an older format would stay behind and be refused: replace them all.
+            for old in try FileManager.default.contentsOfDirectory(atPath: directory)
+            where old.hasPrefix("seed-") {
+                try FileManager.default.removeItem(atPath: directory + "/" + old)
+            }
             for (index, input) in inputs.enumerated() {
                 try Data(input).write(to: URL(fileURLWithPath: directory + "/seed-\(index)"))
             }

@@ -17,6 +17,8 @@ enum Stress {
           fill-disk STORE
           overwrite STORE --commits N [--coordination off]
           snapshot-reader STORE --hold-ms N [--coordination off]
+          contend STORE --tab TAB [--seed N]
+          commits STORE [--durability full|metaAsync|deferred] [--edits N] [--profile P] [--sync yes]
         """
 
     static func run(_ arguments: [String]) -> Int32 {
@@ -39,6 +41,8 @@ enum Stress {
             case "fill-disk": return try OneShot.fillDisk(store: store)
             case "overwrite": return try Snapshot.overwrite(store: store, options: options)
             case "snapshot-reader": return try Snapshot.read(store: store, options: options)
+            case "commits": return try Commits.run(store: store, options: options)
+            case "contend": return try Contend.run(store: store, options: options)
             default:
                 Line.error(usage)
                 return 2
