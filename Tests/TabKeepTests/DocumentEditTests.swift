@@ -108,13 +108,7 @@ struct DocumentEditTests {
             longest = max(longest, longestKey(in: document))
         }
         let promised = firstKey + (squeezes + 7) / 8 + 1
-        // Known defect, for the lead: the gap tag's first byte, right after a shorter neighbour's
-        // middle, sets the room left, so only low tags ("home": 0x10) keep to a bit a squeeze.
-        withKnownIssue("keys grow past a bit a squeeze where the gap tag is high", isIntermittent: false) {
-            #expect(longest <= promised, "\(longest) bytes after \(squeezes) squeezes, promised \(promised)")
-        } when: {
-            anchor != "home"
-        }
+        #expect(longest <= promised, "\(longest) bytes after \(squeezes) squeezes, promised \(promised)")
         #expect(longest <= TabPlace.maxKeyLength)
         #expect(longest > firstKey, "the squeezes never shared a gap")
         #expect(document.problems().isEmpty)

@@ -75,6 +75,10 @@ enum FractionalKey {
             }
             if highDigit - lowDigit >= 2 {
                 result.append(UInt8(lowDigit + (highDigit - lowDigit) / 2))
+                // Between two bounds, end the middle in 0x01: the next squeeze above this key then
+                // halves the room after it (255 values) instead of the room above the suffix's first
+                // byte, a gap tag that may be as high as 0xFF, so every squeeze costs about a bit.
+                if bounded { result.append(1) }
                 return result
             }
             // Equal digits, or adjacent ones: keep the low digit; once below `high`, it no longer bounds.

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import LMDBKit
 
 /// The data-protection class of a store's files on iOS, tvOS, visionOS and watchOS: when the
