@@ -139,7 +139,8 @@ extension Environment {
         let expected = databases
         openHandle = try Environment.registry.reopen(path, self) { () throws(LMDBError) in
             let (handle, reopened) = try Environment.makeHandle(
-                path: path, configuration: configuration, readOnly: readOnly, locking: .lmdb, transactionLock: nil)
+                path: path, configuration: configuration, readOnly: readOnly, locking: .lmdb,
+                transactionLock: nil)
             // Same names opened in the same order get the same handles; anything else is refused.
             guard reopened == expected else {
                 mdb_env_close(handle)

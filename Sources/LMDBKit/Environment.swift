@@ -212,14 +212,16 @@ public final class Environment: @unchecked Sendable {
         let locking = try storeLocking(path: path, requested: configuration.locking)
         var transactionLock: TransactionLock?
         do {
-            transactionLock = try makeTransactionLock(path: path, locking: locking, configuration: configuration)
+            transactionLock = try makeTransactionLock(
+                path: path, locking: locking, configuration: configuration)
             opened = try makeHandle(
                 path: path, configuration: configuration, readOnly: configuration.readOnly, locking: locking,
                 transactionLock: transactionLock, probe: probe)
             readOnly = configuration.readOnly
         } catch .system(errno: EROFS) {
             // A store on a read-only filesystem still reads (LMDB then needs no lock file).
-            transactionLock = try makeTransactionLock(path: path, locking: locking, configuration: configuration)
+            transactionLock = try makeTransactionLock(
+                path: path, locking: locking, configuration: configuration)
             opened = try makeHandle(
                 path: path, configuration: configuration, readOnly: true, locking: locking,
                 transactionLock: transactionLock, probe: probe)

@@ -7,11 +7,13 @@
     /// holding a file lock in an App Group container, which it punishes by terminating the app
     /// (exception code `0xdead10cc`).
     ///
-    /// An open store holds POSIX locks on its `lock.mdb`. When the app enters the background, this
-    /// begins a background task (so the commits in flight can finish), awaits
-    /// ``TabKeep/TabKeepStore/suspend()`` and ends the task; when the app returns to the foreground
-    /// it calls ``TabKeep/TabKeepStore/resume()``. Create one per store at launch and keep it for
-    /// the app's life:
+    /// When the app enters the background, this begins a background task (so the commits in
+    /// flight can finish), awaits ``TabKeep/TabKeepStore/suspend()`` and ends the task; when the
+    /// app returns to the foreground it calls ``TabKeep/TabKeepStore/resume()``. A store in
+    /// `per-transaction` locking mode (the default on Apple platforms) holds no lock between
+    /// transactions, so there the suspend only waits for the edits in flight and nothing ever
+    /// waits for the resume; a store in `lmdb` mode holds POSIX locks on its `lock.mdb` while open,
+    /// and the suspend closes it. Create one per store at launch and keep it for the app's life:
     ///
     /// ```swift
     /// let store = try TabKeepStore(directory: FileManager.default
@@ -20,8 +22,8 @@
     /// let suspension = StoreSuspension(store: store)
     /// ```
     ///
-    /// Work the app does with the store while in the background (a background fetch, say) reopens
-    /// it; end such work with `await store.suspend()`. App extensions have no `UIApplication`: they
+    /// In `lmdb` mode, work the app does with the store while in the background (a background
+    /// fetch, say) reopens it; end such work with `await store.suspend()`. App extensions have no `UIApplication`: they
     /// call `suspend()` themselves when their host tells them they leave the foreground.
     @available(iOSApplicationExtension, unavailable)
     @available(visionOSApplicationExtension, unavailable)

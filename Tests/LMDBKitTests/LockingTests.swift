@@ -34,7 +34,8 @@ struct LockingTests {
         }
         let followed = try Environment.open(path: path, configuration: configuration(nil))
         #expect(followed.locking == locking)
-        #expect(try followed.read { txn in try txn.get(try followed.database("items"), key: "k".bytes) } == [1])
+        #expect(
+            try followed.read { txn in try txn.get(try followed.database("items"), key: "k".bytes) } == [1])
         try followed.close()
         let other: Locking = locking == .lmdb ? .perTransaction : .lmdb
         #expect(throws: LMDBError.lockingMismatch(path: followed.path, store: locking, requested: other)) {
@@ -50,7 +51,8 @@ struct LockingTests {
     /// Readers and the writer of one process keep the rule between themselves: a reader's
     /// snapshot never changes while it lives, and every reader sees whole commits.
     @Test func perTransactionReadersAndWriterOfOneProcessNeverOverlap() async throws {
-        let env = try Environment.open(path: directory.sub("env"), configuration: configuration(.perTransaction))
+        let env = try Environment.open(
+            path: directory.sub("env"), configuration: configuration(.perTransaction))
         let items = try env.database("items")
         try env.write { txn in
             try txn.put(items, key: "a".bytes, value: [0])
@@ -88,7 +90,8 @@ struct LockingTests {
     /// A read inside a read, or inside a write, of the same thread takes no second lock, so it
     /// cannot wait for itself.
     @Test func nestedTransactionsOfOneThreadDoNotWaitForThemselves() throws {
-        let env = try Environment.open(path: directory.sub("env"), configuration: configuration(.perTransaction))
+        let env = try Environment.open(
+            path: directory.sub("env"), configuration: configuration(.perTransaction))
         let items = try env.database("items")
         try env.write { txn in
             try txn.put(items, key: "k".bytes, value: [1])
@@ -103,7 +106,8 @@ struct LockingTests {
     /// Suspending a per-transaction environment lets go of nothing because it holds nothing: it
     /// stays open, is not suspended, and every call goes on at once.
     @Test func suspendingInPerTransactionModeOnlyWaitsForTransactionsInFlight() throws {
-        let env = try Environment.open(path: directory.sub("env"), configuration: configuration(.perTransaction))
+        let env = try Environment.open(
+            path: directory.sub("env"), configuration: configuration(.perTransaction))
         let items = try env.database("items")
         try env.suspend()
         #expect(!env.isSuspended)
@@ -113,7 +117,8 @@ struct LockingTests {
 
     /// A backup of a per-transaction store is a per-transaction store.
     @Test func aBackupKeepsTheStoresMode() throws {
-        let env = try Environment.open(path: directory.sub("env"), configuration: configuration(.perTransaction))
+        let env = try Environment.open(
+            path: directory.sub("env"), configuration: configuration(.perTransaction))
         try env.write { txn in try txn.put(try env.database("items"), key: "k".bytes, value: [3]) }
         try env.backup(to: directory.sub("copy"))
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.sub("copy")).sorted()

@@ -22,7 +22,8 @@ struct PerTransactionLockingTests {
         let reader = try Child(
             Built.stress, ["snapshot-reader", path, "--hold-ms", "1500"] + switchOff, in: directory)
         #expect(reader.waitForLine(startingWith: "holding") != nil, "\(reader.errorText)")
-        let writer = try Child(Built.stress, ["overwrite", path, "--commits", "5"] + switchOff, in: directory)
+        let writer = try Child(
+            Built.stress, ["overwrite", path, "--commits", "5"] + switchOff, in: directory)
         // What the writer managed while the reader still held its snapshot.
         usleep(1_200_000)
         let duringHold = writer.lines.filter { $0.hasPrefix("committed ") }.count
@@ -76,7 +77,8 @@ struct PerTransactionLockingTests {
     }
 
     /// The synchronous edit, which an async context would not pick.
-    private func editSynchronously(_ store: TabKeepStore, _ profile: ProfileID, _ edits: [TabBarEdit]) throws {
+    private func editSynchronously(_ store: TabKeepStore, _ profile: ProfileID, _ edits: [TabBarEdit]) throws
+    {
         try store.edit(profile, edits)
     }
 
@@ -135,7 +137,8 @@ struct PerTransactionLockingTests {
             }
             // The next writer, another process, must not wait on the dead one.
             let next = try Child(
-                Built.tool, ["set", path, "--profile", "after", "--badge", "inbox=\(round + 1)"], in: directory)
+                Built.tool, ["set", path, "--profile", "after", "--badge", "inbox=\(round + 1)"],
+                in: directory)
             let deadline = Date().addingTimeInterval(20)
             while next.process.isRunning && Date() < deadline { usleep(2_000) }
             if next.process.isRunning {
@@ -149,7 +152,9 @@ struct PerTransactionLockingTests {
         let store = try TabKeepStore(path: path)
         for (name, acked) in acknowledged {
             let shown = try store.document(try ProfileID(name)).map(Fixture.badge) ?? 0
-            #expect(shown != nil && shown! >= acked, "\(name) shows \(String(describing: shown)), acknowledged \(acked)")
+            #expect(
+                shown != nil && shown! >= acked,
+                "\(name) shows \(String(describing: shown)), acknowledged \(acked)")
         }
         #expect(try store.layout(try ProfileID("after")).badges[Fixture.badgeTab] == kills)
         #expect(acknowledged.count == 2, "the victims made too few edits to test anything")
@@ -167,7 +172,8 @@ struct PerTransactionLockingTests {
         }
         let reader = try Child(Built.stress, ["hold-reader", path], in: directory)
         #expect(reader.waitForLine(startingWith: "reading ") != nil, "\(reader.errorText)")
-        let writer = try Child(Built.tool, ["set", path, "--profile", "p0", "--badge", "inbox=1"], in: directory)
+        let writer = try Child(
+            Built.tool, ["set", path, "--profile", "p0", "--badge", "inbox=1"], in: directory)
         usleep(300_000)
         #expect(writer.process.isRunning, "a write went through beside a live reader's snapshot")
         reader.kill()
@@ -188,10 +194,12 @@ struct PerTransactionLockingTests {
             #expect(made.status == 0, "\(made.output)")
         }
         let refused = try run(
-            Built.tool, ["set", lmdbStore, "--profile", "p0", "--badge", "inbox=1", "--locking", "per-transaction"],
+            Built.tool,
+            ["set", lmdbStore, "--profile", "p0", "--badge", "inbox=1", "--locking", "per-transaction"],
             in: directory)
         #expect(refused.status == 1)
-        #expect(refused.output.contains("uses lmdb locking and cannot be opened with per-transaction locking"))
+        #expect(
+            refused.output.contains("uses lmdb locking and cannot be opened with per-transaction locking"))
         let other = try run(
             Built.tool,
             ["set", perTransactionStore, "--profile", "p0", "--badge", "inbox=1", "--locking", "lmdb"],
@@ -209,7 +217,9 @@ struct PerTransactionLockingTests {
         #expect {
             _ = try Environment.open(path: lmdbStore, configuration: Configuration(databases: ["meta"]))
         } throws: { error in
-            guard case .lockingMismatch(_, .lmdb, .perTransaction)? = error as? LMDBError else { return false }
+            guard case .lockingMismatch(_, .lmdb, .perTransaction)? = error as? LMDBError else {
+                return false
+            }
             return true
         }
         holder.kill()

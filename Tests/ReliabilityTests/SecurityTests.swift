@@ -30,8 +30,9 @@ struct SecurityTests {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let transport = try FolderTransport(path: folder, store: store)
         try transport.sync()
+        let lockFile = store.locking == .lmdb ? "/lock.mdb" : "/" + Environment.transactionLockFileName
         for file in [
-            path + "/data.mdb", path + "/lock.mdb", directory.sub("out.tkdump"),
+            path + "/data.mdb", path + lockFile, directory.sub("out.tkdump"),
             folder + "/" + transport.fileName,
         ] {
             #expect(Self.mode(file) == 0o600, "\(file) is \(String(Self.mode(file), radix: 8))")
@@ -148,7 +149,8 @@ struct SecurityTests {
         #expect(restored.status == 0, "\(restored.output)")
         let after = try FileManager.default.subpathsOfDirectory(atPath: directory.path).sorted()
         let store = try TabKeepStore(path: directory.sub("store"))
-        let lockFile = store.locking == .lmdb ? "store/lock.mdb" : "store/" + Environment.transactionLockFileName
+        let lockFile =
+            store.locking == .lmdb ? "store/lock.mdb" : "store/" + Environment.transactionLockFileName
         #expect(Set(after).subtracting(before) == ["store", "store/data.mdb", lockFile])
         #expect(
             try store.profiles().map(\.rawValue).sorted() == [

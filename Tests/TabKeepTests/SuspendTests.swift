@@ -205,7 +205,9 @@
             let store = try open(locking: .perTransaction)
             let path = store.environment.path
             try store.registerCatalog(sevenTabs)
-            let edits = (0..<8).map { _ in Task { try await store.edit(profile("u"), .addToBadge(tab("a"), 1)) } }
+            let edits = (0..<8).map { _ in
+                Task { try await store.edit(profile("u"), .addToBadge(tab("a"), 1)) }
+            }
             await store.suspend()
             #expect(!store.isSuspended && !store.environment.isSuspended)
             let holds = try StoreFileHolds(of: path)

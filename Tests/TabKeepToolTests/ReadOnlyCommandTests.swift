@@ -76,11 +76,15 @@ struct ReadOnlyCommandTests {
         let lockFile = ["lock.mdb", Environment.transactionLockFileName].first {
             FileManager.default.fileExists(atPath: store + "/" + $0)
         }
-        let lockBytes = Array(try Data(contentsOf: URL(fileURLWithPath: store + "/" + (lockFile ?? "lock.mdb"))))
+        let lockBytes = Array(
+            try Data(contentsOf: URL(fileURLWithPath: store + "/" + (lockFile ?? "lock.mdb"))))
         let lock =
             lockFile == "lock.mdb"
             ? LockTable.read(lockBytes)
-            : (table: LockTable(size: lockBytes.count, magicAndFormat: lockBytes, lastTransaction: []), taken: false)
+            : (
+                table: LockTable(size: lockBytes.count, magicAndFormat: lockBytes, lastTransaction: []),
+                taken: false
+            )
         #expect(!lock.taken, "a reader slot in \(store)/lock.mdb is still taken")
         return Files(
             data: try Data(contentsOf: URL(fileURLWithPath: store + "/data.mdb")),

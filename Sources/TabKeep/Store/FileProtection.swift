@@ -48,7 +48,8 @@ extension TabKeepStore {
                         [.protectionKey: protection.foundationType], ofItemAtPath: path + name)
                 } catch {
                     throw .invalidDirectory(
-                        path: path, reason: "cannot set its data protection to \(protection.rawValue): \(error)")
+                        path: path,
+                        reason: "cannot set its data protection to \(protection.rawValue): \(error)")
                 }
             }
         #endif

@@ -199,9 +199,11 @@ public final class TabKeepStore: Sendable {
     /// the mode was recorded, or nil for every other directory.
     private static func recordedLocking(_ path: String) throws(LMDBError) -> Locking? {
         let lockFiles = ["lock.mdb", Environment.transactionLockFileName]
-        guard access(path + "/data.mdb", F_OK) == 0, lockFiles.allSatisfy({ access(path + "/" + $0, F_OK) != 0 })
+        guard access(path + "/data.mdb", F_OK) == 0,
+            lockFiles.allSatisfy({ access(path + "/" + $0, F_OK) != 0 })
         else { return nil }
-        guard try Environment.peek(path: path, database: Records.meta, key: Records.MetaKey.schema) != nil else {
+        guard try Environment.peek(path: path, database: Records.meta, key: Records.MetaKey.schema) != nil
+        else {
             return nil
         }
         let recorded = try Environment.peek(path: path, database: Records.meta, key: Records.MetaKey.locking)
@@ -276,7 +278,9 @@ public final class TabKeepStore: Sendable {
             replica: replica, created: created,
             schema: try txn.get(meta, key: Records.MetaKey.schema).flatMap(Records.uint64) ?? 0,
             isCopy: try txn.contains(meta, key: Records.MetaKey.copyOf),
-            locking: try txn.get(meta, key: Records.MetaKey.locking).map { String(decoding: $0, as: UTF8.self) })
+            locking: try txn.get(meta, key: Records.MetaKey.locking).map {
+                String(decoding: $0, as: UTF8.self)
+            })
     }
 
     /// Throws when the mode the store recorded at its creation is not the one its directory shows:
@@ -284,7 +288,9 @@ public final class TabKeepStore: Sendable {
     private static func checkLocking(_ opened: OpenedMeta, _ env: Environment) throws(TabKeepError) {
         guard let recorded = opened.locking, recorded != env.locking.rawValue else { return }
         guard recorded == Locking.perTransaction.rawValue else {
-            if Locking(rawValue: recorded) == nil { throw .corruptMeta("unknown locking mode \"\(recorded)\"") }
+            if Locking(rawValue: recorded) == nil {
+                throw .corruptMeta("unknown locking mode \"\(recorded)\"")
+            }
             return  // an lmdb store is never opened per-transaction: its directory has no lock file
         }
         throw .invalidDirectory(
