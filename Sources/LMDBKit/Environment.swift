@@ -366,17 +366,22 @@ public final class Environment: @unchecked Sendable {
             }
             return [:]
         }
-        if !creating {
-            // Read-only: open what exists, leave out what does not.
-            return try held(writing: false) { () throws(LMDBError) in
+        /// Opens `names` in one transaction (a write one when `create`); a missing database is
+        /// left out when `skippingMissing`, else it ends the pass with nil.
+        func pass(create: Bool, skippingMissing: Bool) throws(LMDBError) -> [String: Database]? {
+            try held(writing: create) { () throws(LMDBError) -> [String: Database]? in
                 var txn: OpaquePointer?
-                try check(mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn))
-                try probed(txn)
+                try check(mdb_txn_begin(env, nil, create ? 0 : UInt32(MDB_RDONLY), &txn))
+                if !create { try probed(txn) }
                 var result: [String: Database] = [:]
                 for name in names {
                     var dbi: MDB_dbi = 0
-                    let rc = mdb_dbi_open(txn, name, 0, &dbi)
-                    if rc == MDB_NOTFOUND { continue }
+                    let rc = mdb_dbi_open(txn, name, create ? UInt32(MDB_CREATE) : 0, &dbi)
+                    if rc == MDB_NOTFOUND && !create {
+                        if skippingMissing { continue }
+                        mdb_txn_abort(txn)
+                        return nil
+                    }
                     if rc != 0 {
                         mdb_txn_abort(txn)
                         throw LMDBError(code: rc)
@@ -388,29 +393,10 @@ public final class Environment: @unchecked Sendable {
                 return result
             }
         }
+        // Read-only: open what exists, leave out what does not.
+        if !creating { return try pass(create: false, skippingMissing: true) ?? [:] }
         for create in [false, true] {
-            let opened = try held(writing: create) { () throws(LMDBError) -> [String: Database]? in
-                var txn: OpaquePointer?
-                try check(mdb_txn_begin(env, nil, create ? 0 : UInt32(MDB_RDONLY), &txn))
-                if !create { try probed(txn) }
-                var result: [String: Database] = [:]
-                for name in names {
-                    var dbi: MDB_dbi = 0
-                    let rc = mdb_dbi_open(txn, name, create ? UInt32(MDB_CREATE) : 0, &dbi)
-                    if rc == MDB_NOTFOUND && !create {
-                        mdb_txn_abort(txn)
-                        return nil
-                    }
-                    if rc != 0 {
-                        mdb_txn_abort(txn)
-                        throw LMDBError(code: rc)
-                    }
-                    result[name] = Database(name: name, dbi: dbi)
-                }
-                try check(mdb_txn_commit(txn))
-                return result
-            }
-            if let opened { return opened }
+            if let opened = try pass(create: create, skippingMissing: false) { return opened }
         }
         throw LMDBError.notFound
     }

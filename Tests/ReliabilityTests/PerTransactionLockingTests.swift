@@ -68,7 +68,9 @@ struct PerTransactionLockingTests {
             guard stat(path + "/" + name, &status) == 0 else { return nil }
             return ":\(status.st_ino)"  // /proc/locks names a file as MAJOR:MINOR:INODE
         }
-        let table = (try? String(contentsOfFile: "/proc/locks", encoding: .utf8)) ?? ""
+        // Three reads: the kernel writes /proc/locks in chunks and can skip a row that moves meanwhile.
+        let table = (0..<3).map { _ in (try? String(contentsOfFile: "/proc/locks", encoding: .utf8)) ?? "" }
+            .joined(separator: "\n")
         let pid = String(getpid())
         return table.split(separator: "\n").map(String.init).filter { row in
             let fields = row.split(separator: " ").map(String.init)

@@ -35,11 +35,20 @@ struct StoreFileHolds: Equatable, CustomStringConvertible {
         let pid = String(getpid())
         let lockInode = Self.inode(lockFile)
         let dataInode = Self.inode(dataFile)
-        for line in try String(contentsOfFile: "/proc/locks", encoding: .utf8).split(separator: "\n") {
-            // "1: POSIX  ADVISORY  WRITE 1234 08:01:5678 0 0", or "1: -> POSIX …" for a waiter.
+        // The kernel writes /proc/locks in chunks and can skip a row that moves while it is read
+        // (other tests lock and unlock all the time): three reads, their rows without the ordinal.
+        var rows: [Substring] = []
+        for _ in 0..<3 {
+            for line in try String(contentsOfFile: "/proc/locks", encoding: .utf8).split(separator: "\n") {
+                let row = line.drop { $0 != ":" }.dropFirst()
+                if !rows.contains(row) { rows.append(row) }
+            }
+        }
+        for line in rows {
+            // " POSIX  ADVISORY  WRITE 1234 08:01:5678 0 0", or " -> POSIX …" for a waiter.
             let fields = line.split(separator: " ").filter { $0 != "->" }
-            guard fields.count >= 6, fields[4] == pid else { continue }
-            let inode = fields[5].split(separator: ":").last.flatMap { UInt64($0) }
+            guard fields.count >= 5, fields[3] == pid else { continue }
+            let inode = fields[4].split(separator: ":").last.flatMap { UInt64($0) }
             if inode != nil, inode == lockInode { lockFileLocks.append(String(line)) }
             if inode != nil, inode == dataInode { dataFileLocks.append(String(line)) }
         }
