@@ -1,0 +1,52 @@
+import TabKeep
+import Testing
+
+@testable import TabKeepSync
+
+/// A version vector that claims more than its store holds (a buggy app version, a folder file
+/// rewritten by something else, a hand-built message) must never make a person's edits vanish:
+/// a replica is the authority on itself, and an exchange that finds a bad claim repairs it.
+@Suite struct OverClaimTests {
+    let alice = profile("alice")
+    let inbox = tab("c")
+
+    /// A reply from a replica nobody knows, claiming `replica` of alice up to `sequence`.
+    func bogusReply(claiming replica: ReplicaID, upTo sequence: UInt64) -> SyncMessage {
+        SyncMessage(
+            kind: .reply, sender: ReplicaID(rawValue: 0xaa), scope: .only([alice]),
+            sections: [
+                ProfileDelta(
+                    profile: alice, vector: VersionVector([replica: sequence]), base: VersionVector(),
+                    documents: [])
+            ])
+    }
+
+    func issued(_ store: TabKeepStore) throws -> UInt64 {
+        try store.versionVectors(.only([alice]))[alice]?[store.replicaID] ?? 0
+    }
+
+    @Test(arguments: [false, true])
+    func aClaimBeyondWhatAReplicaIssuedNeverDropsItsEdits(replierFirst: Bool) throws {
+        let directory = TemporaryDirectory()
+        let (a, b) = (try directory.store("a"), try directory.store("b"))
+        try a.edit(alice, catalog: sevenTabs, .addToBadge(inbox, 1))
+        try sync(a, b)
+        // B takes a reply that claims A's edits of alice up to 1000.
+        let bogus = try SyncMessage(decoding: bogusReply(claiming: a.replicaID, upTo: 1000).encoded())
+        try SyncSession(store: b, scope: .only([alice])).receive(bogus)
+        for _ in 0..<5 { try a.edit(alice, catalog: sevenTabs, .addToBadge(inbox, 1)) }
+        #expect(try issued(a) == 6)
+        var reports: [SyncReport] = []
+        for _ in 0..<2 { reports.append(replierFirst ? try sync(b, a) : try sync(a, b)) }
+        for store in [a, b] {
+            #expect(try store.layout(alice, catalog: sevenTabs).badges[inbox] == 6)
+        }
+        #expect(try issued(a) == 6, "A's own sequence never jumps")
+        try a.edit(alice, catalog: sevenTabs, .addToBadge(inbox, 1))
+        #expect(try issued(a) == 7)
+        try sync(a, b)
+        #expect(try b.layout(alice, catalog: sevenTabs).badges[inbox] == 7)
+        #expect(try b.verify().problems.isEmpty)
+        _ = reports
+    }
+}
