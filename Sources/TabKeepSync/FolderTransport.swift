@@ -20,6 +20,10 @@ public import TabKeep
 /// message, or one whose sender is not the replica its name says is skipped and reported in
 /// ``FolderSyncReport/skipped``; nothing is kept about it, so it is tried again next time. Names
 /// are checked before any path is built, so nothing outside the folder is read or written.
+///
+/// A file is a message: a vector in it that claims more than its writer's store holds is
+/// dropped and repaired as in ``SyncSession`` (listed in ``FolderSyncReport/overClaims``), and
+/// this replica's file then carries the whole of that profile.
 public struct FolderTransport: Sendable {
     /// The extension of sync files.
     public static let fileExtension = "tkdelta"
@@ -107,8 +111,10 @@ public struct FolderTransport: Sendable {
             var waiting: [String] = []
             for name in pending {
                 do throws(SyncError) {
-                    let (message, changed) = try receive(name, seen: &seen)
-                    report.applied.append(AppliedFile(name: name, sender: message.sender, changed: changed))
+                    let (message, applied) = try receive(name, seen: &seen)
+                    report.applied.append(
+                        AppliedFile(name: name, sender: message.sender, changed: applied.changed))
+                    report.overClaims += applied.overClaims
                 } catch {
                     if case .store(let storeError) = error { throw .store(storeError) }
                     if case .missingHistory = error, pass == 0 {
@@ -135,7 +141,9 @@ public struct FolderTransport: Sendable {
                 if !least.isEmpty { base[profile] = least }
             }
         }
-        let message = try session.deltaMessage(kind: .reply, after: base, scope: scope)
+        // A profile where a file showed a bad claim goes whole: its writer may lack any of it.
+        let message = try session.deltaMessage(
+            kind: .reply, after: base, scope: scope, fullState: Set(report.overClaims.map(\.profile)))
         let bytes = message.encoded()
         try FolderFiles.replace(fileName, in: folder, with: bytes)
         report.documentsWritten = message.documents.count
@@ -151,7 +159,7 @@ public struct FolderTransport: Sendable {
     var session: SyncSession { SyncSession(store: store, scope: scope, maxDrift: maxDrift) }
 
     private func receive(_ name: String, seen: inout [[ProfileID: VersionVector]]) throws(SyncError) -> (
-        SyncMessage, [DocumentKey]
+        SyncMessage, DeltaApplication
     ) {
         guard let replica = FolderTransport.replica(fromFileName: name) else {
             throw .file(

@@ -47,6 +47,16 @@ import Testing
         try sync(a, b)
         #expect(try b.layout(alice, catalog: sevenTabs).badges[inbox] == 7)
         #expect(try b.verify().problems.isEmpty)
-        _ = reports
+        // The bad claim is reported, by the store that made it, naming A and the claim.
+        let claims = reports.flatMap(\.overClaims)
+        #expect(
+            claims == [
+                OverClaim(
+                    profile: alice, replica: b.replicaID, peer: a.replicaID,
+                    kind: .thisStoreClaimsPeer(claimed: 1000, issued: 6))
+            ], "\(claims)")
+        #expect(
+            claims.first?.description.contains("claimed replica \(a.replicaID) up to sequence 1000") == true)
+        #expect(try sync(a, b).overClaims.isEmpty, "a repaired pair finds nothing more")
     }
 }
