@@ -1,3 +1,4 @@
+import Foundation
 import TabKeep
 import Testing
 
@@ -58,5 +59,73 @@ import Testing
         #expect(
             claims.first?.description.contains("claimed replica \(a.replicaID) up to sequence 1000") == true)
         #expect(try sync(a, b).overClaims.isEmpty, "a repaired pair finds nothing more")
+    }
+
+    @Test func equalVectorsOverDifferentDocumentsAreFoundByTheDigestAndRepaired() throws {
+        let directory = TemporaryDirectory()
+        let (a, b, c) = (try directory.store("a"), try directory.store("b"), try directory.store("c"))
+        try a.edit(alice, catalog: sevenTabs, .addToBadge(inbox, 1))
+        try sync(a, b)
+        try c.edit(alice, catalog: sevenTabs, .addToBadge(inbox, 10))
+        try sync(b, c)
+        // A takes a claim of C's one edit without the edit: no replica claims more than C issued,
+        // and A's vector now equals B's over different documents.
+        try SyncSession(store: a, scope: .only([alice])).receive(bogusReply(claiming: c.replicaID, upTo: 1))
+        #expect(try a.versionVectors()[alice] == b.versionVectors()[alice])
+        #expect(try a.layout(alice, catalog: sevenTabs).badges[inbox] == 1)
+        let report = try sync(a, b)
+        #expect(try a.layout(alice, catalog: sevenTabs).badges[inbox] == 11)
+        #expect(try documentBytes(a) == documentBytes(b))
+        let kinds = report.overClaims.map(\.kind)
+        #expect(kinds.count == 1, "\(report.overClaims)")
+        if case .equalVectorsOverDifferentContents(let here, let there)? = kinds.first {
+            #expect(here != there)
+        } else {
+            Issue.record("expected a digest mismatch, found \(kinds)")
+        }
+        #expect(try sync(a, b).overClaims.isEmpty)
+        for store in [a, b] { #expect(try store.verify().problems.isEmpty) }
+    }
+
+    @Test func storesThatAgreeExchangeOnlyTheDigestsMoreAndFindNothing() throws {
+        let directory = TemporaryDirectory()
+        let (a, b) = (try directory.store("a"), try directory.store("b"))
+        try a.edit(alice, catalog: sevenTabs, .addToBadge(inbox, 1))
+        try b.edit(profile("bob"), catalog: sevenTabs, .setHidden(tab("a"), true))
+        #expect(try sync(a, b).overClaims.isEmpty)
+        let report = try sync(b, a)
+        #expect(report.overClaims.isEmpty)
+        #expect(report.documentsToFirst == 0 && report.documentsToSecond == 0)
+    }
+
+    @Test func aFolderFileThatOverClaimsNeverDropsEdits() throws {
+        let directory = TemporaryDirectory()
+        let folder = directory.folder("shared")
+        let (a, b) = (try directory.store("a"), try directory.store("b"))
+        let transports = try [a, b].map { try FolderTransport(path: folder, store: $0, profiles: [alice]) }
+        try a.edit(alice, catalog: sevenTabs, .addToBadge(inbox, 1))
+        for transport in transports { try transport.sync() }
+        for transport in transports { try transport.sync() }
+        // A file rewritten by something else claims A's edits up to 1000.
+        let bogus = bogusReply(claiming: a.replicaID, upTo: 1000)
+        try Data(bogus.encoded()).write(
+            to: URL(fileURLWithPath: folder + "/" + FolderTransport.fileName(for: bogus.sender)))
+        var reports = [try transports[1].sync(), try transports[0].sync()]
+        for _ in 0..<5 { try a.edit(alice, catalog: sevenTabs, .addToBadge(inbox, 1)) }
+        for _ in 0..<2 {
+            for transport in transports { reports.append(try transport.sync()) }
+        }
+        for store in [a, b] {
+            #expect(try store.layout(alice, catalog: sevenTabs).badges[inbox] == 6)
+            #expect(try store.verify().problems.isEmpty)
+        }
+        #expect(try issued(a) == 6, "A's own sequence never jumps")
+        let claims = reports.flatMap(\.overClaims)
+        #expect(
+            claims.contains {
+                $0.profile == alice && $0.replica == a.replicaID
+                    && $0.kind == .peerClaimsThisReplica(claimed: 1000, issued: 1)
+            }, "\(claims)")
+        #expect(reports.allSatisfy { $0.skipped.isEmpty })
     }
 }
