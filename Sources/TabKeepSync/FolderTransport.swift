@@ -105,6 +105,7 @@ public struct FolderTransport: Sendable {
     func sync(names: [String]) throws(SyncError) -> FolderSyncReport {
         var report = FolderSyncReport(written: fileName)
         var seen: [[ProfileID: VersionVector]] = []
+        var untrusted: Set<ProfileID> = []
         var pending = names.filter { $0 != fileName && !FolderTransport.isTemporaryFileName($0) }
         // A file may be a delta past what another file brings: a second pass applies it.
         for pass in 0..<2 {
@@ -115,6 +116,7 @@ public struct FolderTransport: Sendable {
                     report.applied.append(
                         AppliedFile(name: name, sender: message.sender, changed: applied.changed))
                     report.overClaims += applied.overClaims
+                    untrusted.formUnion(applied.untrusted)
                 } catch {
                     if case .store(let storeError) = error { throw .store(storeError) }
                     if case .missingHistory = error, pass == 0 {
@@ -141,9 +143,8 @@ public struct FolderTransport: Sendable {
                 if !least.isEmpty { base[profile] = least }
             }
         }
-        // A profile where a file showed a bad claim goes whole: its writer may lack any of it.
-        let message = try session.deltaMessage(
-            kind: .reply, after: base, scope: scope, fullState: Set(report.overClaims.map(\.profile)))
+        // A profile where a file's vector was not trusted goes whole: its writer may lack any of it.
+        let message = try session.deltaMessage(kind: .reply, after: base, scope: scope, fullState: untrusted)
         let bytes = message.encoded()
         try FolderFiles.replace(fileName, in: folder, with: bytes)
         report.documentsWritten = message.documents.count

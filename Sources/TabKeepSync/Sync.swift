@@ -23,7 +23,8 @@ public func sync(
     let a = SyncSession(store: first, scope: scope, maxDrift: maxDrift)
     let b = SyncSession(store: second, scope: scope, maxDrift: maxDrift)
     let request = try a.request().encoded()
-    let reply = try b.respond(to: SyncMessage(decoding: request))
+    var foundBySecond: [OverClaim] = []
+    let reply = try b.respond(to: SyncMessage(decoding: request), reporting: &foundBySecond)
     let replyBytes = reply.encoded()
     let receiptA = try a.receive(SyncMessage(decoding: replyBytes))
     guard let final = receiptA.reply else { throw .unexpectedKind(reply.kind, expected: "a reply") }
@@ -33,6 +34,6 @@ public func sync(
         changedInFirst: receiptA.changed, changedInSecond: receiptB.changed,
         documentsToFirst: reply.documents.count, documentsToSecond: final.documents.count,
         bytesExchanged: request.count + replyBytes.count + finalBytes.count)
-    report.overClaims = receiptA.overClaims + receiptB.overClaims
+    report.overClaims = receiptA.overClaims + foundBySecond + receiptB.overClaims
     return report
 }

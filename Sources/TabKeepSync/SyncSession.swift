@@ -52,17 +52,26 @@ public struct SyncSession: Sendable {
     /// Step 2: the documents the requester lacks within both sides' scopes, with this store's
     /// vectors. Applies nothing.
     ///
-    /// A profile whose request vector claims this replica past what it has issued, or whose
-    /// vector equals this store's over different documents, or whose requester this store
-    /// claims past what the requester says it has issued, goes whole, with this store's vector
-    /// rebuilt from its dots when this store may be the one that over-claimed (see ``OverClaim``).
+    /// A profile whose request vector claims this replica past what it has issued, or equals
+    /// this store's over different documents, or whose requester this store claims past what the
+    /// requester says it has issued, goes whole (see ``OverClaim``).
     public func respond(to request: SyncMessage) throws(SyncError) -> SyncMessage {
+        var ignored: [OverClaim] = []
+        return try respond(to: request, reporting: &ignored)
+    }
+
+    /// ``respond(to:)``, adding the bad claims the request showed to `overClaims`.
+    public func respond(to request: SyncMessage, reporting overClaims: inout [OverClaim]) throws(SyncError)
+        -> SyncMessage
+    {
         guard request.kind == .request else { throw .unexpectedKind(request.kind, expected: "a request") }
         guard request.sender != store.replicaID else { throw .fromThisReplica(request.sender) }
         let vectors = try request.sortedVectors()
-        return try deltaMessage(
+        let (reply, found) = try deltaMessage(
             kind: .reply, after: vectors, scope: narrowed(request.scope), checking: request.sender,
             peerDigests: request.sections.map(\.digest))
+        overClaims += found
+        return reply
     }
 
     /// Steps 3 and 4: applies a reply or a final message in one write transaction (only its
@@ -79,9 +88,10 @@ public struct SyncSession: Sendable {
         guard message.kind == .reply else {
             return SyncReceipt(changed: applied.changed, reply: nil, overClaims: applied.overClaims)
         }
-        let final = try deltaMessage(
-            kind: .final, after: vectors, scope: narrowed(message.scope),
-            fullState: Set(applied.overClaims.map(\.profile)))
+        // No digests: the replier compared the request's, and this side the reply's.
+        let (final, _) = try deltaMessage(
+            kind: .final, after: vectors, scope: narrowed(message.scope), fullState: Set(applied.untrusted),
+            withDigests: false)
         return SyncReceipt(changed: applied.changed, reply: final, overClaims: applied.overClaims)
     }
 
@@ -95,33 +105,38 @@ public struct SyncSession: Sendable {
     }
 
     /// A message of everything this store has in `scope` past `base`, taken with its vectors and
-    /// digests in one snapshot; the profiles in `fullState` go whole, and with `checking`, each
-    /// profile's `base` (a peer's vector, with `peerDigests`) is checked for bad claims first.
+    /// digests (unless not `withDigests`) in one snapshot; the profiles in `fullState` go whole,
+    /// and with `checking`, each profile's `base` (a peer's vector, with `peerDigests`) is
+    /// checked for bad claims first, the ones found returned beside the message.
     /// Every profile's section goes in, changed or not, so the receiver knows each vector.
     func deltaMessage(
         kind: SyncMessage.Kind, after base: [(profile: ProfileID, vector: VersionVector)],
         scope: ProfileScope,
-        checking peer: ReplicaID? = nil, peerDigests: [UInt32?] = [], fullState: Set<ProfileID> = []
-    ) throws(SyncError) -> SyncMessage {
+        checking peer: ReplicaID? = nil, peerDigests: [UInt32?] = [], fullState: Set<ProfileID> = [],
+        withDigests: Bool = true
+    ) throws(SyncError) -> (message: SyncMessage, overClaims: [OverClaim]) {
         let delta: StoreDelta
         do {
             delta = try store.delta(
                 afterSorted: base, scope: scope, includeUnchanged: true, checking: peer,
-                peerDigests: peerDigests, fullState: fullState, withDigests: true)
+                peerDigests: peerDigests, fullState: fullState, withDigests: withDigests)
         } catch {
             throw SyncError.wrap(error)
         }
-        return SyncMessage(kind: kind, sender: store.replicaID, scope: scope, sections: delta.profiles)
+        return (
+            SyncMessage(kind: kind, sender: store.replicaID, scope: scope, sections: delta.profiles),
+            delta.overClaims
+        )
     }
 
-    /// ``deltaMessage(kind:after:scope:checking:peerDigests:fullState:)`` past vectors given by
+    /// ``deltaMessage(kind:after:scope:checking:peerDigests:fullState:withDigests:)`` past vectors given by
     /// profile, in any order.
     func deltaMessage(
         kind: SyncMessage.Kind, after base: [ProfileID: VersionVector], scope: ProfileScope,
         fullState: Set<ProfileID> = []
     ) throws(SyncError) -> SyncMessage {
         let sorted = base.map { (profile: $0.key, vector: $0.value) }.sorted { $0.profile < $1.profile }
-        return try deltaMessage(kind: kind, after: sorted, scope: scope, fullState: fullState)
+        return try deltaMessage(kind: kind, after: sorted, scope: scope, fullState: fullState).message
     }
 
     /// Applies a message's sections within this side's scope, once each base is known to be

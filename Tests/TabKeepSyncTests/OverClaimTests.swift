@@ -48,16 +48,18 @@ import Testing
         try sync(a, b)
         #expect(try b.layout(alice, catalog: sevenTabs).badges[inbox] == 7)
         #expect(try b.verify().problems.isEmpty)
-        // The bad claim is reported, by the store that made it, naming A and the claim.
+        // The bad claim is reported by A, the authority on itself, naming B and the claim.
         let claims = reports.flatMap(\.overClaims)
         #expect(
             claims == [
                 OverClaim(
-                    profile: alice, replica: b.replicaID, peer: a.replicaID,
-                    kind: .thisStoreClaimsPeer(claimed: 1000, issued: 6))
+                    profile: alice, replica: a.replicaID, peer: b.replicaID,
+                    kind: .peerClaimsThisReplica(claimed: 1000, issued: 6))
             ], "\(claims)")
         #expect(
-            claims.first?.description.contains("claimed replica \(a.replicaID) up to sequence 1000") == true)
+            claims.first?.description.contains(
+                "replica \(b.replicaID) claims this replica (\(a.replicaID)) up to sequence 1000, past the 6")
+                == true)
         #expect(try sync(a, b).overClaims.isEmpty, "a repaired pair finds nothing more")
     }
 
@@ -76,12 +78,14 @@ import Testing
         let report = try sync(a, b)
         #expect(try a.layout(alice, catalog: sevenTabs).badges[inbox] == 11)
         #expect(try documentBytes(a) == documentBytes(b))
-        let kinds = report.overClaims.map(\.kind)
-        #expect(kinds.count == 1, "\(report.overClaims)")
-        if case .equalVectorsOverDifferentContents(let here, let there)? = kinds.first {
-            #expect(here != there)
-        } else {
-            Issue.record("expected a digest mismatch, found \(kinds)")
+        // Both sides find it: B in A's request, A in B's reply.
+        #expect(Set(report.overClaims.map(\.replica)) == [a.replicaID, b.replicaID], "\(report.overClaims)")
+        for claim in report.overClaims {
+            if case .equalVectorsOverDifferentContents(let here, let there) = claim.kind {
+                #expect(here != there)
+            } else {
+                Issue.record("expected a digest mismatch, found \(claim)")
+            }
         }
         #expect(try sync(a, b).overClaims.isEmpty)
         for store in [a, b] { #expect(try store.verify().problems.isEmpty) }

@@ -8,19 +8,17 @@
 ///
 /// An over-claim silently loses edits forever: a peer that believes it holds a replica's edits
 /// up to n never asks for them. A replica is the authority on itself, so a claim about a replica
-/// past what that replica says it has issued proves a bad vector; so do equal vectors over
-/// different document states. TabKeep never raises its own entry from a peer, drops the bad
-/// claim, rebuilds its own vector of the profile from the dots it holds when it may be the one
-/// that over-claimed (an under-claim is always safe), and exchanges the profile in full.
+/// past what that replica says it has issued proves a bad vector (found by that replica, the
+/// authority on itself); so do equal vectors over different document states. TabKeep never
+/// raises its own entry from a peer, drops the bad claim, rebuilds its own vector of the profile
+/// from the dots it holds where it may be the one that over-claimed (an under-claim is always
+/// safe), and exchanges the profile in full both ways.
 public struct OverClaim: Hashable, Sendable, CustomStringConvertible {
     /// What the exchange found.
     public enum Kind: Hashable, Sendable {
         /// The peer's vector claims this store's own replica up to `claimed`, past the `issued`
         /// sequence this store has written: the claim is dropped.
         case peerClaimsThisReplica(claimed: UInt64, issued: UInt64)
-        /// This store's vector claimed the peer up to `claimed`, past the `issued` sequence the
-        /// peer says it has written: the vector is rebuilt from the dots this store holds.
-        case thisStoreClaimsPeer(claimed: UInt64, issued: UInt64)
         /// Both vectors of the profile are equal but the document states differ (their digests
         /// are `digest` here and `peerDigest` there): one of them claims what its store lacks, so
         /// this store's vector is rebuilt from the dots it holds.
@@ -52,10 +50,6 @@ public struct OverClaim: Hashable, Sendable, CustomStringConvertible {
             return "profile \"\(profile)\": \(peer) claims this replica (\(replica)) up to sequence "
                 + "\(claimed), past the \(issued) it has issued; the claim was dropped and the profile is "
                 + "exchanged in full"
-        case .thisStoreClaimsPeer(let claimed, let issued):
-            return "profile \"\(profile)\": this store (\(replica)) claimed \(peer) up to sequence "
-                + "\(claimed), past the \(issued) it says it has issued; the vector was rebuilt from the "
-                + "dots held and the profile is exchanged in full"
         case .equalVectorsOverDifferentContents(let digest, let peerDigest):
             return "profile \"\(profile)\": this store (\(replica)) and \(peer) have equal vectors "
                 + "but different documents (digest \(hex(digest)) here, \(hex(peerDigest)) there); the "
@@ -73,12 +67,17 @@ public struct OverClaim: Hashable, Sendable, CustomStringConvertible {
 public struct DeltaApplication: Hashable, Sendable {
     /// The documents whose stored value changed.
     public var changed: [DocumentKey]
-    /// The bad claims found, in profile order; each profile named here is to be exchanged in full.
+    /// The bad claims proven, in profile order.
     public var overClaims: [OverClaim]
+    /// The profiles whose section was not trusted (every profile of ``overClaims``, and those
+    /// where this store's entry of the sender was past what the sender says it has issued and
+    /// was rebuilt from the dots held), in profile order: the next message sends them whole.
+    public var untrusted: [ProfileID]
 
-    /// A result of `changed` documents and `overClaims` found.
-    public init(changed: [DocumentKey], overClaims: [OverClaim]) {
+    /// A result of `changed` documents, `overClaims` found and `untrusted` profiles.
+    public init(changed: [DocumentKey], overClaims: [OverClaim], untrusted: [ProfileID]) {
         self.changed = changed
         self.overClaims = overClaims
+        self.untrusted = untrusted
     }
 }

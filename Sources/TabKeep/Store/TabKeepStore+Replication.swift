@@ -7,6 +7,9 @@ public struct StoreDelta: Hashable, Sendable {
     /// Rows read to build the delta (dots scanned plus documents loaded): it grows with the
     /// change, not with the store.
     public var rowsVisited: Int
+    /// The bad claims found in the peer's vectors while the delta was cut for a sync (see
+    /// ``OverClaim``); each of those profiles goes whole.
+    public var overClaims: [OverClaim] = []
 
     /// A delta of `profiles`.
     public init(profiles: [ProfileDelta], rowsVisited: Int = 0) {
@@ -104,8 +107,7 @@ extension TabKeepStore {
     /// For a sync, `checking` names the peer, `peerDigests` (empty, or one per entry of `peer`)
     /// its digests, and each section carries this store's digest: a profile whose peer vector
     /// fails ``checkClaims(_:_:mine:theirs:theirDigest:own:peer:)``, or that is in `fullState`,
-    /// goes whole (an empty base), with this store's vector rebuilt from its dots when this
-    /// store may have over-claimed.
+    /// goes whole (an empty base); the findings are in the delta's ``StoreDelta/overClaims``.
     package func delta(
         afterSorted peer: [(profile: ProfileID, vector: VersionVector)], scope: ProfileScope = .all,
         includeUnchanged: Bool = false, checking peerReplica: ReplicaID? = nil, peerDigests: [UInt32?] = [],
@@ -120,6 +122,7 @@ extension TabKeepStore {
             return try environment.read { txn in
                 var rows = 0
                 var sections: [ProfileDelta] = []
+                var findings: [OverClaim] = []
                 let mine = try readVectorList(txn, scope)
                 var mineIndex = 0
                 var peerIndex = 0
@@ -150,12 +153,15 @@ extension TabKeepStore {
                         mineIndex += 1
                         peerIndex += 1
                     }
+                    let digest = withDigests ? try documentDigest(txn, profile) : nil
                     if let peerReplica {
                         let check = try checkClaims(
                             txn, profile, mine: now, theirs: base, theirDigest: peerDigest, own: own,
-                            peer: peerReplica)
-                        if let proven = check.proven { now = proven }
-                        if !check.findings.isEmpty { base = empty }
+                            peer: peerReplica, digest: digest)
+                        // This store's vector goes as stored (a reply writes nothing): the
+                        // peer, the authority on itself, sees any claim about it past what it issued.
+                        if check.untrusted { base = empty }
+                        findings += check.findings
                     }
                     if fullState.contains(profile) { base = empty }
                     if now == base && !includeUnchanged { continue }
@@ -183,9 +189,11 @@ extension TabKeepStore {
                     sections.append(
                         ProfileDelta(
                             profile: profile, vector: now, base: base, documents: documents,
-                            digest: withDigests ? try documentDigest(txn, profile) : nil))
+                            digest: digest))
                 }
-                return StoreDelta(profiles: sections, rowsVisited: rows)
+                var delta = StoreDelta(profiles: sections, rowsVisited: rows)
+                delta.overClaims = findings
+                return delta
             }
         } catch {
             throw TabKeepError.wrap(error)
@@ -236,13 +244,15 @@ extension TabKeepStore {
     /// ``apply(_:maxDrift:)`` of a delta written by replica `sender`, checking each section's
     /// vector against what this store knows (see ``OverClaim``).
     ///
-    /// A section whose vector claims this replica past what it has issued, whose sender this
-    /// store claims past what the sender says it has issued, or whose vector equals this store's
-    /// over a different ``ProfileDelta/digest``, is not trusted: its documents are merged (when
-    /// this store has reached its base; otherwise they wait for the next exchange), the vector is
-    /// raised only as far as they prove, this store's vector of the profile is rebuilt from the
-    /// dots it holds when this store may be the one that over-claimed, and the finding is
-    /// returned, so the caller exchanges the profile in full.
+    /// A section whose vector claims this replica past what it has issued, or equals this
+    /// store's over a different ``ProfileDelta/digest``, or whose sender this store claims past
+    /// what the sender says it has issued, is not trusted: its documents are merged (when this
+    /// store has reached its base; otherwise they wait for the next exchange), the vector is
+    /// raised only as far as they prove, and this store's vector of the profile is rebuilt from
+    /// the dots it holds where this store may be the one that over-claimed. The first two are
+    /// proof and are returned as findings; the third is no proof (the message may be older than
+    /// what this store has learned since) and is repaired silently. Every untrusted profile is
+    /// listed, for the caller to send whole.
     public func apply(_ delta: StoreDelta, from sender: ReplicaID, maxDrift: Duration = .seconds(300))
         throws(TabKeepError) -> DeltaApplication
     {
@@ -262,12 +272,14 @@ extension TabKeepStore {
             }
         }
         do {
-            let (changed, overClaims, revisions): ([DocumentKey], [OverClaim], ClosedRange<UInt64>?) =
-                try environment.write { txn in
+            let (changed, overClaims, repaired, revisions):
+                ([DocumentKey], [OverClaim], [ProfileID], ClosedRange<UInt64>?) = try environment.write {
+                    txn in
                     var writer = try loadWriter(txn)
                     var raises = VersionRaises()
                     var changed: [DocumentKey] = []
                     var overClaims: [OverClaim] = []
+                    var repaired: [ProfileID] = []
                     let locals = try readVectors(txn, of: delta.profiles.map(\.profile))
                     for (section, stored) in zip(delta.profiles, locals) {
                         let check = try checkClaims(
@@ -279,7 +291,8 @@ extension TabKeepStore {
                             local = proven
                         }
                         overClaims += check.findings
-                        let trusted = check.findings.isEmpty
+                        let trusted = !check.untrusted
+                        if !trusted { repaired.append(section.profile) }
                         if let element = section.base.storage.first(where: {
                             local[$0.replica] < $0.sequence
                         }) {
@@ -310,11 +323,12 @@ extension TabKeepStore {
                     }
                     writer.clock.observe(newest)
                     return (
-                        changed, overClaims, try saveWriter(txn, writer, raising: raises, changed: changed)
+                        changed, overClaims, repaired,
+                        try saveWriter(txn, writer, raising: raises, changed: changed)
                     )
                 }
             watchers.publish(changed, revisions: revisions)
-            return DeltaApplication(changed: changed, overClaims: overClaims)
+            return DeltaApplication(changed: changed, overClaims: overClaims, untrusted: repaired)
         } catch {
             throw TabKeepError.wrap(error)
         }
@@ -322,40 +336,53 @@ extension TabKeepStore {
 
     /// What comparing a peer's vector (and digest) of a profile with this store's found.
     struct ClaimCheck {
-        /// The bad claims, empty when the peer's vector can be trusted.
+        /// The bad claims proven, each a finding to report.
         var findings: [OverClaim] = []
-        /// This store's vector rebuilt from its dots, when this store may have over-claimed.
+        /// Whether the peer's vector is not to be taken: a finding, or this store's entry of the
+        /// peer past what the peer says it has issued.
+        var untrusted = false
+        /// This store's vector with what it may have over-claimed rebuilt from its dots.
         var proven: VersionVector?
     }
 
     /// Compares `theirs`, a peer's vector of `profile` (with the digest of its documents, when
-    /// known), with `mine`, this store's, as a sync reply or an apply does: a claim about this
-    /// replica `own` past what it has issued, a claim of this store about `peer` past what `peer`
-    /// says it has issued (unless the dots held prove it: a late message), or equal vectors over
-    /// different documents.
+    /// known), with `mine`, this store's, as a sync reply or an apply does.
+    ///
+    /// A claim about this replica `own` past what it has issued is proof (its issued sequence
+    /// only grows), and so are equal vectors over different documents; both are findings. This
+    /// store's entry of `peer` past what `peer` says it has issued is no proof — the message may be
+    /// older than what this store has learned of the peer since (a folder file, a late message) —
+    /// but rebuilding that entry from the dots held is right either way, so it is rebuilt,
+    /// untrusted and not reported. `known` is this store's digest of the profile, when already read.
     func checkClaims(
         _ txn: borrowing Transaction, _ profile: ProfileID, mine: VersionVector, theirs: VersionVector,
-        theirDigest: UInt32?, own: ReplicaID, peer: ReplicaID?
+        theirDigest: UInt32?, own: ReplicaID, peer: ReplicaID?, digest known: UInt32? = nil
     ) throws -> ClaimCheck {
         var check = ClaimCheck()
-        func finding(_ kind: OverClaim.Kind) {
-            check.findings.append(
-                OverClaim(profile: profile, replica: own, peer: peer, kind: kind))
-        }
         if theirs[own] > mine[own] {
-            finding(.peerClaimsThisReplica(claimed: theirs[own], issued: mine[own]))
+            check.findings.append(
+                OverClaim(
+                    profile: profile, replica: own, peer: peer,
+                    kind: .peerClaimsThisReplica(claimed: theirs[own], issued: mine[own])))
+            check.untrusted = true
         }
         if let peer, peer != own, mine[peer] > theirs[peer] {
-            let proven = try provenVector(txn, profile, own: own, issued: mine[own])
-            if proven[peer] < mine[peer] {
-                finding(.thisStoreClaimsPeer(claimed: mine[peer], issued: theirs[peer]))
+            let held = try provenVector(txn, profile, own: own, issued: mine[own])[peer]
+            if held < mine[peer] {
+                var proven = mine
+                proven[peer] = held
                 check.proven = proven
+                check.untrusted = true
             }
         }
-        if check.findings.isEmpty, let theirDigest, mine == theirs {
-            let digest = try documentDigest(txn, profile)
+        if !check.untrusted, let theirDigest, mine == theirs {
+            let digest = try known ?? documentDigest(txn, profile)
             if digest != theirDigest {
-                finding(.equalVectorsOverDifferentContents(digest: digest, peerDigest: theirDigest))
+                check.findings.append(
+                    OverClaim(
+                        profile: profile, replica: own, peer: peer,
+                        kind: .equalVectorsOverDifferentContents(digest: digest, peerDigest: theirDigest)))
+                check.untrusted = true
                 let proven = try provenVector(txn, profile, own: own, issued: mine[own])
                 if proven != mine { check.proven = proven }
             }
