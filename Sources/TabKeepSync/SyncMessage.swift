@@ -14,9 +14,9 @@ public import TabKeep
 /// · scope: 0 every profile, 1 only the profiles listed below
 /// · sections: count, then per profile in profile order:
 ///     profile (length, UTF-8) · vector (count, then (replica, sequence) in replica order)
-///     · base (the same) · digest (length 0 or 4, then the CRC-32 of the sender's documents
-///       of the profile, big-endian) · documents: count, then (length, bar UTF-8, length,
-///       TabBarDocument.encoded()) in bar order
+///     · base (the same) · digest (length 0 — a final message carries none — or 4, then the
+///       CRC-32 of the sender's documents of the profile, big-endian)
+///     · documents: count, then (length, bar UTF-8, length, TabBarDocument.encoded()) in bar order
 /// · CRC-32 (4 bytes big-endian) of every byte before it
 /// ```
 ///
