@@ -106,7 +106,7 @@ extension TabKeepStore {
     ///
     /// For a sync, `checking` names the peer, `peerDigests` (empty, or one per entry of `peer`)
     /// its digests, and each section carries this store's digest: a profile whose peer vector
-    /// fails ``checkClaims(_:_:mine:theirs:theirDigest:own:peer:)``, or that is in `fullState`,
+    /// fails `checkClaims` (see ``OverClaim``), or that is in `fullState`,
     /// goes whole (an empty base); the findings are in the delta's ``StoreDelta/overClaims``.
     package func delta(
         afterSorted peer: [(profile: ProfileID, vector: VersionVector)], scope: ProfileScope = .all,
