@@ -12,6 +12,8 @@ public struct FolderSyncReport: Hashable, Sendable {
     public var documentsWritten = 0
     /// Bytes of the file written.
     public var bytesWritten = 0
+    /// The bad claims other replicas' files showed, dropped and repaired (see ``OverClaim``).
+    public var overClaims: [OverClaim] = []
 
     /// A report of a sync that wrote `written` and has read nothing yet.
     public init(written: String) {

@@ -20,6 +20,10 @@ public import TabKeep
 /// message, or one whose sender is not the replica its name says is skipped and reported in
 /// ``FolderSyncReport/skipped``; nothing is kept about it, so it is tried again next time. Names
 /// are checked before any path is built, so nothing outside the folder is read or written.
+///
+/// A file is a message: a vector in it that claims more than its writer's store holds is
+/// dropped and repaired as in ``SyncSession`` (listed in ``FolderSyncReport/overClaims``), and
+/// this replica's file then carries the whole of that profile.
 public struct FolderTransport: Sendable {
     /// The extension of sync files.
     public static let fileExtension = "tkdelta"
@@ -101,14 +105,18 @@ public struct FolderTransport: Sendable {
     func sync(names: [String]) throws(SyncError) -> FolderSyncReport {
         var report = FolderSyncReport(written: fileName)
         var seen: [[ProfileID: VersionVector]] = []
+        var untrusted: Set<ProfileID> = []
         var pending = names.filter { $0 != fileName && !FolderTransport.isTemporaryFileName($0) }
         // A file may be a delta past what another file brings: a second pass applies it.
         for pass in 0..<2 {
             var waiting: [String] = []
             for name in pending {
                 do throws(SyncError) {
-                    let (message, changed) = try receive(name, seen: &seen)
-                    report.applied.append(AppliedFile(name: name, sender: message.sender, changed: changed))
+                    let (message, applied) = try receive(name, seen: &seen)
+                    report.applied.append(
+                        AppliedFile(name: name, sender: message.sender, changed: applied.changed))
+                    report.overClaims += applied.overClaims
+                    untrusted.formUnion(applied.untrusted)
                 } catch {
                     if case .store(let storeError) = error { throw .store(storeError) }
                     if case .missingHistory = error, pass == 0 {
@@ -135,7 +143,8 @@ public struct FolderTransport: Sendable {
                 if !least.isEmpty { base[profile] = least }
             }
         }
-        let message = try session.deltaMessage(kind: .reply, after: base, scope: scope)
+        // A profile where a file's vector was not trusted goes whole: its writer may lack any of it.
+        let message = try session.deltaMessage(kind: .reply, after: base, scope: scope, fullState: untrusted)
         let bytes = message.encoded()
         try FolderFiles.replace(fileName, in: folder, with: bytes)
         report.documentsWritten = message.documents.count
@@ -151,7 +160,7 @@ public struct FolderTransport: Sendable {
     var session: SyncSession { SyncSession(store: store, scope: scope, maxDrift: maxDrift) }
 
     private func receive(_ name: String, seen: inout [[ProfileID: VersionVector]]) throws(SyncError) -> (
-        SyncMessage, [DocumentKey]
+        SyncMessage, DeltaApplication
     ) {
         guard let replica = FolderTransport.replica(fromFileName: name) else {
             throw .file(

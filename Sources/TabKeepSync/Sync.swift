@@ -11,7 +11,9 @@ public import TabKeep
 /// Runs the three messages of ``SyncSession`` through their encoded bytes, as a remote exchange
 /// would. Each store applies one message in one write transaction. Entries stamped more than
 /// `maxDrift` ahead of this machine's clock make that message refused with
-/// ``SyncError/clockDrift(aheadMilliseconds:limitMilliseconds:)``.
+/// ``SyncError/clockDrift(aheadMilliseconds:limitMilliseconds:)``. A version vector that claims
+/// more than its store holds is dropped and repaired, never trusted, and listed in
+/// ``SyncReport/overClaims``.
 @discardableResult
 public func sync(
     _ first: TabKeepStore, _ second: TabKeepStore, profiles: Set<ProfileID>? = nil,
@@ -21,14 +23,17 @@ public func sync(
     let a = SyncSession(store: first, scope: scope, maxDrift: maxDrift)
     let b = SyncSession(store: second, scope: scope, maxDrift: maxDrift)
     let request = try a.request().encoded()
-    let reply = try b.respond(to: SyncMessage(decoding: request))
+    var foundBySecond: [OverClaim] = []
+    let reply = try b.respond(to: SyncMessage(decoding: request), reporting: &foundBySecond)
     let replyBytes = reply.encoded()
     let receiptA = try a.receive(SyncMessage(decoding: replyBytes))
     guard let final = receiptA.reply else { throw .unexpectedKind(reply.kind, expected: "a reply") }
     let finalBytes = final.encoded()
     let receiptB = try b.receive(SyncMessage(decoding: finalBytes))
-    return SyncReport(
+    var report = SyncReport(
         changedInFirst: receiptA.changed, changedInSecond: receiptB.changed,
         documentsToFirst: reply.documents.count, documentsToSecond: final.documents.count,
         bytesExchanged: request.count + replyBytes.count + finalBytes.count)
+    report.overClaims = receiptA.overClaims + foundBySecond + receiptB.overClaims
+    return report
 }

@@ -58,7 +58,7 @@ public enum SyncError: Error, Hashable, Sendable, CustomStringConvertible {
         case .olderFormat(let found, let supported):
             return
                 "sync message refused: format version \(found) (from an older TabKeep, one vector for every "
-                + "profile) is no longer read; this TabKeep reads version \(supported): update TabKeep on the device that wrote it"
+                + "profile) is no longer read; this TabKeep reads versions \(SyncMessage.oldestReadableFormatVersion) to \(supported): update TabKeep on the device that wrote it"
         case .clockDrift(let ahead, let limit):
             return "sync message refused: entries are stamped \(ahead) ms ahead of this machine's clock "
                 + "(the limit is \(limit) ms); nothing was applied and the local clock did not move"

@@ -19,9 +19,10 @@ extension SyncMessage {
         guard bytes[4] <= SyncMessage.formatVersion else {
             throw .newerFormat(found: bytes[4], supported: SyncMessage.formatVersion)
         }
-        guard bytes[4] == SyncMessage.formatVersion else {
+        guard bytes[4] >= SyncMessage.oldestReadableFormatVersion else {
             throw .olderFormat(found: bytes[4], supported: SyncMessage.formatVersion)
         }
+        let format = bytes[4]
         guard bytes.count >= SyncMessage.minimumSize else {
             throw .malformed(
                 offset: bytes.count,
@@ -73,6 +74,7 @@ extension SyncMessage {
             }
             let vector = try reader.vector("version vector of \"\(profile)\"")
             let base = try reader.vector("base vector of \"\(profile)\"")
+            let digest = format >= 3 ? try reader.digest("digest of \"\(profile)\"") : nil
             let countStart = reader.offset
             // Each document takes at least 2 length bytes, a 1-byte bar and a 2-byte document.
             let count = try reader.count("document count", max: SyncMessage.maxEntries, minimumSize: 5)
@@ -134,7 +136,9 @@ extension SyncMessage {
                 documents.append(
                     DocumentDelta(key: DocumentKey(profile: profile, bar: bar), document: document))
             }
-            sections.append(ProfileDelta(profile: profile, vector: vector, base: base, documents: documents))
+            sections.append(
+                ProfileDelta(
+                    profile: profile, vector: vector, base: base, documents: documents, digest: digest))
         }
         guard reader.isAtEnd else {
             throw .malformed(
@@ -148,6 +152,16 @@ extension SyncMessage {
 }
 
 extension MessageReader {
+    /// A section's digest: a length of 0 (none) or ``SyncMessage/digestSize``, then its bytes.
+    mutating func digest(_ what: @autoclosure () -> String) throws(SyncError) -> UInt32? {
+        let bytes = try lengthPrefixed(what(), max: SyncMessage.digestSize)
+        guard !bytes.isEmpty else { return nil }
+        guard bytes.count == SyncMessage.digestSize else {
+            throw fail("\(what()) is \(bytes.count) bytes, not 0 or \(SyncMessage.digestSize)")
+        }
+        return bytes.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+    }
+
     /// A version vector: replicas nonzero and strictly increasing, sequences nonzero.
     mutating func vector(_ what: @autoclosure () -> String) throws(SyncError) -> VersionVector {
         let count = try count("\(what()) size", max: SyncMessage.maxReplicas, minimumSize: 9)

@@ -7,23 +7,26 @@ public import TabKeep
 /// let message = try SyncMessage(decoding: bytes)                   // strict: refuses anything off
 /// ```
 ///
-/// Layout, format 2 (all counts and lengths LEB128 varints, ids 8 bytes big-endian):
+/// Layout, format 3 (all counts and lengths LEB128 varints, ids 8 bytes big-endian):
 ///
 /// ```
-/// "TKSY" · format version 2 (1 byte) · kind (1 byte) · sender replica id
+/// "TKSY" · format version 3 (1 byte) · kind (1 byte) · sender replica id
 /// · scope: 0 every profile, 1 only the profiles listed below
 /// · sections: count, then per profile in profile order:
 ///     profile (length, UTF-8) · vector (count, then (replica, sequence) in replica order)
-///     · base (the same) · documents: count, then (length, bar UTF-8, length, TabBarDocument.encoded())
-///       in bar order
+///     · base (the same) · digest (length 0 — a final message carries none — or 4, then the
+///       CRC-32 of the sender's documents of the profile, big-endian)
+///     · documents: count, then (length, bar UTF-8, length, TabBarDocument.encoded()) in bar order
 /// · CRC-32 (4 bytes big-endian) of every byte before it
 /// ```
 ///
-/// A profile is the unit of replication: each section carries that profile's own vector and the
-/// base its documents are a delta past. Decoding refuses format 1 (with a message naming it), a
-/// newer format, a checksum mismatch, counts or lengths past their caps or past the bytes left,
-/// invalid ids, profiles or bars out of order, entries their section's vector does not cover, and
-/// trailing bytes.
+/// A profile is the unit of replication: each section carries that profile's own vector, the
+/// base its documents are a delta past, and a digest of the sender's documents of the profile,
+/// so equal vectors over different documents are found (see ``OverClaim``). Format 2 is format
+/// 3 without the digest and is still read (its sections have no digest). Decoding refuses
+/// format 1 (with a message naming it), a newer format, a checksum mismatch, counts or lengths
+/// past their caps or past the bytes left, invalid ids, profiles or bars out of order, entries
+/// their section's vector does not cover, and trailing bytes.
 public struct SyncMessage: Hashable, Sendable {
     /// What a message is for, in the three-step exchange of ``SyncSession``.
     public enum Kind: UInt8, Hashable, Sendable, CaseIterable, CustomStringConvertible {
@@ -47,8 +50,12 @@ public struct SyncMessage: Hashable, Sendable {
 
     /// The four bytes every message starts with.
     public static let magic: [UInt8] = Array("TKSY".utf8)
-    /// The format version this TabKeep writes and reads.
-    public static let formatVersion: UInt8 = 2
+    /// The format version this TabKeep writes (and the newest it reads).
+    public static let formatVersion: UInt8 = 3
+    /// The oldest format version this TabKeep reads: 2, which has no digests.
+    public static let oldestReadableFormatVersion: UInt8 = 2
+    /// The bytes of a section's digest.
+    static let digestSize = 4
     /// The largest message decoding accepts, in bytes.
     public static let maxSize = 64 << 20
     /// The most replicas a version vector in a message may name.
@@ -104,10 +111,14 @@ public struct SyncMessage: Hashable, Sendable {
     }
 
     /// The message's bytes.
-    public func encoded() -> [UInt8] {
+    public func encoded() -> [UInt8] { encoded(format: SyncMessage.formatVersion) }
+
+    /// The message's bytes in `format`: 3, or 2 (no digests), as an older TabKeep wrote it.
+    func encoded(format: UInt8) -> [UInt8] {
+        precondition(format == 2 || format == 3, "only formats 2 and 3 are written")
         var writer = ByteWriter()
         writer.bytes += SyncMessage.magic
-        writer.byte(SyncMessage.formatVersion)
+        writer.byte(format)
         writer.byte(kind.rawValue)
         writer.fixed64(sender.rawValue)
         switch scope {
@@ -119,6 +130,14 @@ public struct SyncMessage: Hashable, Sendable {
             writer.string(section.profile.rawValue)
             writer.vector(section.vector)
             writer.vector(section.base)
+            if format == 2 {
+                // Format 2 has no digest.
+            } else if let digest = section.digest {
+                writer.varint(UInt64(SyncMessage.digestSize))
+                writer.fixed32(digest)
+            } else {
+                writer.varint(0)
+            }
             let documents = section.documents.sorted { $0.key.bar < $1.key.bar }
             writer.varint(UInt64(documents.count))
             for document in documents {

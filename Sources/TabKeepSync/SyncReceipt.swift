@@ -6,10 +6,13 @@ public struct SyncReceipt: Hashable, Sendable {
     public var changed: [DocumentKey]
     /// The final message to send back (after a reply), or nil (after a final message).
     public var reply: SyncMessage?
+    /// The bad claims the message showed, dropped and repaired (see ``OverClaim``).
+    public var overClaims: [OverClaim]
 
-    /// A receipt of `changed` documents and an optional message to send back.
-    public init(changed: [DocumentKey], reply: SyncMessage?) {
+    /// A receipt of `changed` documents, an optional message to send back and the bad claims found.
+    public init(changed: [DocumentKey], reply: SyncMessage?, overClaims: [OverClaim] = []) {
         self.changed = changed
         self.reply = reply
+        self.overClaims = overClaims
     }
 }

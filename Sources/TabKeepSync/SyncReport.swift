@@ -12,6 +12,8 @@ public struct SyncReport: Hashable, Sendable {
     public var documentsToSecond: Int
     /// Encoded bytes of the three messages together.
     public var bytesExchanged: Int
+    /// The bad claims found by either store, dropped and repaired (see ``OverClaim``).
+    public var overClaims: [OverClaim] = []
 
     /// A report with every figure given.
     public init(

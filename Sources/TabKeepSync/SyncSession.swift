@@ -31,43 +31,68 @@ public struct SyncSession: Sendable {
         self.maxDrift = maxDrift
     }
 
-    /// Step 1: a request carrying this store's version vector of every profile in the scope.
+    /// Step 1: a request carrying this store's version vector, and a digest of its documents, of
+    /// every profile in the scope.
     public func request() throws(SyncError) -> SyncMessage {
-        let vectors: [(profile: ProfileID, vector: VersionVector)]
+        let vectors: [(profile: ProfileID, vector: VersionVector, digest: UInt32)]
         do {
-            vectors = try store.versionVectorList(scope)
+            vectors = try store.versionVectorsAndDigests(scope)
         } catch {
             throw SyncError.wrap(error)
         }
         return SyncMessage(
             kind: .request, sender: store.replicaID, scope: scope,
             sections: vectors.map {
-                ProfileDelta(profile: $0.profile, vector: $0.vector, base: VersionVector(), documents: [])
+                ProfileDelta(
+                    profile: $0.profile, vector: $0.vector, base: VersionVector(), documents: [],
+                    digest: $0.digest)
             })
     }
 
     /// Step 2: the documents the requester lacks within both sides' scopes, with this store's
     /// vectors. Applies nothing.
+    ///
+    /// A profile whose request vector claims this replica past what it has issued, or equals
+    /// this store's over different documents, or whose requester this store claims past what the
+    /// requester says it has issued, goes whole (see ``OverClaim``).
     public func respond(to request: SyncMessage) throws(SyncError) -> SyncMessage {
+        var ignored: [OverClaim] = []
+        return try respond(to: request, reporting: &ignored)
+    }
+
+    /// ``respond(to:)``, adding the bad claims the request showed to `overClaims`.
+    public func respond(to request: SyncMessage, reporting overClaims: inout [OverClaim]) throws(SyncError)
+        -> SyncMessage
+    {
         guard request.kind == .request else { throw .unexpectedKind(request.kind, expected: "a request") }
         guard request.sender != store.replicaID else { throw .fromThisReplica(request.sender) }
-        return try deltaMessage(kind: .reply, after: request.sortedVectors(), scope: narrowed(request.scope))
+        let vectors = try request.sortedVectors()
+        let (reply, found) = try deltaMessage(
+            kind: .reply, after: vectors, scope: narrowed(request.scope), checking: request.sender,
+            peerDigests: request.sections.map(\.digest))
+        overClaims += found
+        return reply
     }
 
     /// Steps 3 and 4: applies a reply or a final message in one write transaction (only its
     /// sections within this side's scope). For a reply, the receipt carries the final message
-    /// (the documents the replier lacks) to send back.
+    /// (the documents the replier lacks; every document of a profile where a bad claim was found)
+    /// to send back. Bad claims found are dropped, repaired and listed in the receipt.
     @discardableResult
     public func receive(_ message: SyncMessage) throws(SyncError) -> SyncReceipt {
         guard message.kind != .request else {
             throw .unexpectedKind(message.kind, expected: "a reply or a final message")
         }
         let vectors = try message.sortedVectors()  // before anything is applied
-        let changed = try apply(message)
-        guard message.kind == .reply else { return SyncReceipt(changed: changed, reply: nil) }
-        return SyncReceipt(
-            changed: changed,
-            reply: try deltaMessage(kind: .final, after: vectors, scope: narrowed(message.scope)))
+        let applied = try apply(message)
+        guard message.kind == .reply else {
+            return SyncReceipt(changed: applied.changed, reply: nil, overClaims: applied.overClaims)
+        }
+        // No digests: the replier compared the request's, and this side the reply's.
+        let (final, _) = try deltaMessage(
+            kind: .final, after: vectors, scope: narrowed(message.scope), fullState: Set(applied.untrusted),
+            withDigests: false)
+        return SyncReceipt(changed: applied.changed, reply: final, overClaims: applied.overClaims)
     }
 
     /// The scope both this side and the peer asked for.
@@ -79,35 +104,48 @@ public struct SyncSession: Sendable {
         }
     }
 
-    /// A message of everything this store has in `scope` past `base`, taken with its vectors in
-    /// one snapshot.
+    /// A message of everything this store has in `scope` past `base`, taken with its vectors and
+    /// digests (unless not `withDigests`) in one snapshot; the profiles in `fullState` go whole,
+    /// and with `checking`, each profile's `base` (a peer's vector, with `peerDigests`) is
+    /// checked for bad claims first, the ones found returned beside the message.
     /// Every profile's section goes in, changed or not, so the receiver knows each vector.
     func deltaMessage(
-        kind: SyncMessage.Kind, after base: [(profile: ProfileID, vector: VersionVector)], scope: ProfileScope
-    ) throws(SyncError) -> SyncMessage {
+        kind: SyncMessage.Kind, after base: [(profile: ProfileID, vector: VersionVector)],
+        scope: ProfileScope,
+        checking peer: ReplicaID? = nil, peerDigests: [UInt32?] = [], fullState: Set<ProfileID> = [],
+        withDigests: Bool = true
+    ) throws(SyncError) -> (message: SyncMessage, overClaims: [OverClaim]) {
         let delta: StoreDelta
         do {
-            delta = try store.delta(afterSorted: base, scope: scope, includeUnchanged: true)
+            delta = try store.delta(
+                afterSorted: base, scope: scope, includeUnchanged: true, checking: peer,
+                peerDigests: peerDigests, fullState: fullState, withDigests: withDigests)
         } catch {
             throw SyncError.wrap(error)
         }
-        return SyncMessage(kind: kind, sender: store.replicaID, scope: scope, sections: delta.profiles)
+        return (
+            SyncMessage(kind: kind, sender: store.replicaID, scope: scope, sections: delta.profiles),
+            delta.overClaims
+        )
     }
 
-    /// ``deltaMessage(kind:after:scope:)`` past vectors given by profile, in any order.
-    func deltaMessage(kind: SyncMessage.Kind, after base: [ProfileID: VersionVector], scope: ProfileScope)
-        throws(SyncError) -> SyncMessage
-    {
+    /// ``deltaMessage(kind:after:scope:checking:peerDigests:fullState:withDigests:)`` past vectors given by
+    /// profile, in any order.
+    func deltaMessage(
+        kind: SyncMessage.Kind, after base: [ProfileID: VersionVector], scope: ProfileScope,
+        fullState: Set<ProfileID> = []
+    ) throws(SyncError) -> SyncMessage {
         let sorted = base.map { (profile: $0.key, vector: $0.value) }.sorted { $0.profile < $1.profile }
-        return try deltaMessage(kind: kind, after: sorted, scope: scope)
+        return try deltaMessage(kind: kind, after: sorted, scope: scope, fullState: fullState).message
     }
 
-    /// Applies a message's sections within this side's scope, once each base is known to be covered.
-    func apply(_ message: SyncMessage) throws(SyncError) -> [DocumentKey] {
+    /// Applies a message's sections within this side's scope, once each base is known to be
+    /// covered, checking each section's vector against this store's (see ``OverClaim``).
+    func apply(_ message: SyncMessage) throws(SyncError) -> DeltaApplication {
         guard message.sender != store.replicaID else { throw .fromThisReplica(message.sender) }
         let sections = message.sections.filter { scope.contains($0.profile) }
         do {
-            return try store.apply(StoreDelta(profiles: sections), maxDrift: maxDrift)
+            return try store.apply(StoreDelta(profiles: sections), from: message.sender, maxDrift: maxDrift)
         } catch {
             throw SyncError.wrap(error)
         }

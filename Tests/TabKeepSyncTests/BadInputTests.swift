@@ -86,6 +86,7 @@ import Testing
         var hugeEntries = header
         hugeEntries.varint(0)
         hugeEntries.varint(0)
+        hugeEntries.varint(0)  // no digest
         hugeEntries.varint(900_000)
         let entriesError = refusal(sealed(hugeEntries.bytes), by: session)
         #expect("\(entriesError!)".contains("cannot fit"))
@@ -100,10 +101,10 @@ import Testing
         let directory = TemporaryDirectory()
         let (bytes, session, before) = try fixture(directory)
         var newer = Array(bytes.dropLast(4))
-        newer[4] = 3
+        newer[4] = 4
         let error = refusal(sealed(newer), by: session)
-        #expect(error == .newerFormat(found: 3, supported: 2))
-        #expect("\(error!)".contains("format version 3 is newer"))
+        #expect(error == .newerFormat(found: 4, supported: 3))
+        #expect("\(error!)".contains("format version 4 is newer"))
         #expect(try recordChecksum(session.store) == before)
     }
 
@@ -113,7 +114,7 @@ import Testing
         var older = Array(bytes.dropLast(4))
         older[4] = 1
         let error = refusal(sealed(older), by: session)
-        #expect(error == .olderFormat(found: 1, supported: 2))
+        #expect(error == .olderFormat(found: 1, supported: 3))
         #expect("\(error!)".contains("format version 1"))
         #expect(try recordChecksum(session.store) == before)
     }

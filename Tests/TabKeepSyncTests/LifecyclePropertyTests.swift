@@ -21,7 +21,7 @@ extension ModelScenario {
             if other >= device { other += 1 }
             // The stores a step can change: only they need verifying again.
             var touched = [device, other]
-            switch Int.random(in: 0..<20, using: &random) {
+            switch Int.random(in: 0..<21, using: &random) {
             case 0..<8:
                 try edit(on: device)
                 touched = [device]
@@ -76,6 +76,9 @@ extension ModelScenario {
                 model.knowledge[device] = knowledge
                 backups[device] = nil
                 log.append("device \(device) restored from its backup")
+            case 20:
+                try overClaim(on: device)
+                touched = [device]
             default:
                 try startSession()
                 try deliverOne()

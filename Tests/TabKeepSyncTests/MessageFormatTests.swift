@@ -24,7 +24,56 @@ import Testing
         #expect(message.documents.count == 2)
         #expect(message.sections.map(\.profile) == [profile("alice"), profile("bob")])
         #expect(try SyncMessage(decoding: message.encoded()) == message)
-        #expect(Array(message.encoded().prefix(5)) == Array("TKSY".utf8) + [2])
+        #expect(Array(message.encoded().prefix(5)) == Array("TKSY".utf8) + [3])
+        #expect(message.sections.allSatisfy { $0.digest != nil }, "format 3 carries each profile's digest")
+    }
+
+    @Test func aFormatTwoMessageIsStillReadWithoutDigests() throws {
+        let directory = TemporaryDirectory()
+        let (a, b) = (try directory.store("a"), try directory.store("b"))
+        try a.edit(profile("alice"), catalog: sevenTabs, [.move(tab("c"), to: 0), .setBadge(tab("a"), 3)])
+        let message = try SyncSession(store: a).deltaMessage(kind: .reply, after: [:], scope: .all)
+        let old = message.encoded(format: 2)
+        #expect(old[4] == 2)
+        #expect(old.count == message.encoded().count - 5, "format 3 adds exactly its 5 digest bytes")
+        let decoded = try SyncMessage(decoding: old)
+        #expect(decoded.sections.map(\.digest) == [nil])
+        var withoutDigests = message
+        withoutDigests.sections = message.sections.map {
+            var section = $0
+            section.digest = nil
+            return section
+        }
+        #expect(decoded == withoutDigests)
+        try SyncSession(store: b).receive(decoded)
+        #expect(try documentBytes(b) == documentBytes(a))
+    }
+
+    @Test func aDigestOfAnotherLengthIsRefused() throws {
+        let directory = TemporaryDirectory()
+        let store = try directory.store("a")
+        try store.edit(profile("alice"), catalog: sevenTabs, .setBadge(tab("a"), 3))
+        var message = try SyncSession(store: store).deltaMessage(kind: .reply, after: [:], scope: .all)
+        message.sections[0].digest = nil
+        var bytes = Array(message.encoded().dropLast(4))
+        // The digest length is the byte after "alice"'s two vectors; make it 2 with two bytes.
+        let lengthAt =
+            bytes.count
+            - message.sections[0].documents.reduce(1) { total, document in
+                total + 1 + document.key.bar.rawValue.utf8.count
+                    + varintSize(document.document.encoded().count)
+                    + document.document.encoded().count
+            } - 1
+        #expect(bytes[lengthAt] == 0)
+        bytes.replaceSubrange(lengthAt...lengthAt, with: [2, 0xab, 0xcd])
+        var crc = CRC32()
+        crc.update(bytes)
+        let sealed = bytes + [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: crc.value >> $0) }
+        #expect {
+            try SyncMessage(decoding: sealed)
+        } throws: { error in
+            "\(error)".contains("digest of \"alice\" is 2 bytes, not 0 or 4")
+        }
     }
 
     @Test func syncingTwoStoresInProcessLeavesBothWithTheSameDocuments() throws {
@@ -71,4 +120,15 @@ import Testing
         #expect(try recordChecksum(b) == before)
         #expect(throws: SyncError.self) { try SyncSession(store: b).receive(SyncSession(store: a).request()) }
     }
+}
+
+/// The bytes of `value` as a LEB128 varint.
+func varintSize(_ value: Int) -> Int {
+    var count = 1
+    var rest = value >> 7
+    while rest > 0 {
+        count += 1
+        rest >>= 7
+    }
+    return count
 }

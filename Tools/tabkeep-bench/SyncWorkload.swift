@@ -23,15 +23,20 @@ extension Bench {
         return (a, b)
     }
 
-    /// One full exchange from `receiver`'s side: request → reply → apply → final → apply.
+    /// One full exchange from `receiver`'s side: request → reply → apply → final → apply; the
+    /// reply's bytes and the three messages' bytes together.
     @discardableResult
-    private func exchange(_ sender: SyncSession, _ receiver: SyncSession) throws -> Int {
-        let reply = try SyncMessage(decoding: try sender.respond(to: try receiver.request()).encoded())
-        let bytes = reply.encoded().count
+    private func exchange(_ sender: SyncSession, _ receiver: SyncSession) throws -> (reply: Int, total: Int) {
+        let request = try receiver.request().encoded()
+        let replyBytes = try sender.respond(to: try SyncMessage(decoding: request)).encoded()
+        let reply = try SyncMessage(decoding: replyBytes)
+        var total = request.count + replyBytes.count
         if let final = try receiver.receive(reply).reply {
-            try sender.receive(try SyncMessage(decoding: final.encoded()))
+            let finalBytes = final.encoded()
+            total += finalBytes.count
+            try sender.receive(try SyncMessage(decoding: finalBytes))
         }
-        return bytes
+        return (replyBytes.count, total)
     }
 
     private func bulkDelta(profiles count: Int, edits: Int) async throws {
@@ -91,6 +96,7 @@ extension Bench {
         let badge = fixture.tabs[2]
         var times = Samples()
         var sizes: [Int] = []
+        var totals: [Int] = []
         var generator = SplitMix64(seed: 42)
         for _ in 0..<(options.smoke ? 3 : 50) {
             let profile = fixture.profile(Int(generator.next() % UInt64(count)))
@@ -98,9 +104,10 @@ extension Bench {
             // Scoped to the profile, as a person's devices sync that person's bars.
             let scope = ProfileScope.only([profile])
             let started = nanoseconds()
-            sizes.append(
-                try exchange(
-                    SyncSession(store: a.store, scope: scope), SyncSession(store: b.store, scope: scope)))
+            let bytes = try exchange(
+                SyncSession(store: a.store, scope: scope), SyncSession(store: b.store, scope: scope))
+            sizes.append(bytes.reply)
+            totals.append(bytes.total)
             times.add(nanoseconds() - started)
         }
         report.rows.append(
@@ -109,7 +116,8 @@ extension Bench {
                 contender: "TabKeep exchange scoped to the profile (request, reply, apply, final)",
                 medianNanoseconds: times.quantile(0.5), p99Nanoseconds: times.quantile(0.99),
                 operations: times.count,
-                note: "reply message \(sizes.max() ?? 0) bytes"))
+                note:
+                    "reply message \(sizes.max() ?? 0) bytes, the three messages \(totals.max() ?? 0) bytes"))
         messageBytes[count] = sizes.max() ?? 0
     }
 }

@@ -7,6 +7,9 @@ public struct StoreDelta: Hashable, Sendable {
     /// Rows read to build the delta (dots scanned plus documents loaded): it grows with the
     /// change, not with the store.
     public var rowsVisited: Int
+    /// The bad claims found in the peer's vectors while the delta was cut for a sync (see
+    /// ``OverClaim``); each of those profiles goes whole.
+    public var overClaims: [OverClaim] = []
 
     /// A delta of `profiles`.
     public init(profiles: [ProfileDelta], rowsVisited: Int = 0) {
@@ -28,13 +31,21 @@ public struct ProfileDelta: Hashable, Sendable {
     public var base: VersionVector
     /// Each changed document of the profile, reduced to the entries past `base`, in key order.
     public var documents: [DocumentDelta]
+    /// A digest of the sender's documents of the profile when `vector` was read, or nil when not
+    /// known: a receiver whose vector equals `vector` over a different digest knows one of the
+    /// two vectors claims what its store lacks (see ``OverClaim``).
+    public var digest: UInt32?
 
     /// A section.
-    public init(profile: ProfileID, vector: VersionVector, base: VersionVector, documents: [DocumentDelta]) {
+    public init(
+        profile: ProfileID, vector: VersionVector, base: VersionVector, documents: [DocumentDelta],
+        digest: UInt32? = nil
+    ) {
         self.profile = profile
         self.vector = vector
         self.base = base
         self.documents = documents
+        self.digest = digest
     }
 }
 
@@ -92,17 +103,26 @@ extension TabKeepStore {
     /// ``delta(after:scope:includeUnchanged:)`` with the peer's vectors as a list in strictly
     /// increasing profile order (as a sync message holds them), so the store's vectors, read in
     /// key order, are matched with the peer's in one walk instead of a dictionary per exchange.
+    ///
+    /// For a sync, `checking` names the peer, `peerDigests` (empty, or one per entry of `peer`)
+    /// its digests, and each section carries this store's digest: a profile whose peer vector
+    /// fails `checkClaims` (see ``OverClaim``), or that is in `fullState`,
+    /// goes whole (an empty base); the findings are in the delta's ``StoreDelta/overClaims``.
     package func delta(
         afterSorted peer: [(profile: ProfileID, vector: VersionVector)], scope: ProfileScope = .all,
-        includeUnchanged: Bool = false
+        includeUnchanged: Bool = false, checking peerReplica: ReplicaID? = nil, peerDigests: [UInt32?] = [],
+        fullState: Set<ProfileID> = [], withDigests: Bool = false
     ) throws(TabKeepError) -> StoreDelta {
         precondition(
             zip(peer, peer.dropFirst()).allSatisfy { $0.profile < $1.profile },
             "peer vectors must be in strictly increasing profile order")
+        precondition(peerDigests.isEmpty || peerDigests.count == peer.count, "one digest per peer vector")
+        let own = replicaID
         do {
             return try environment.read { txn in
                 var rows = 0
                 var sections: [ProfileDelta] = []
+                var findings: [OverClaim] = []
                 let mine = try readVectorList(txn, scope)
                 var mineIndex = 0
                 var peerIndex = 0
@@ -111,8 +131,9 @@ extension TabKeepStore {
                     // Walk both lists in profile order; a profile the peer holds and this store
                     // lacks gets an empty section, which tells the peer to send it.
                     let profile: ProfileID
-                    let now: VersionVector
-                    let base: VersionVector
+                    var now: VersionVector
+                    var base: VersionVector
+                    var peerDigest: UInt32?
                     if peerIndex == peer.count
                         || (mineIndex < mine.count && mine[mineIndex].profile < peer[peerIndex].profile)
                     {
@@ -120,6 +141,7 @@ extension TabKeepStore {
                         mineIndex += 1
                     } else if mineIndex == mine.count || peer[peerIndex].profile < mine[mineIndex].profile {
                         let entry = peer[peerIndex]
+                        peerDigest = peerDigests.isEmpty ? nil : peerDigests[peerIndex]
                         peerIndex += 1
                         guard scope.contains(entry.profile) else { continue }
                         (profile, now, base) = (entry.profile, empty, entry.vector)
@@ -127,9 +149,21 @@ extension TabKeepStore {
                         (profile, now, base) = (
                             mine[mineIndex].profile, mine[mineIndex].vector, peer[peerIndex].vector
                         )
+                        peerDigest = peerDigests.isEmpty ? nil : peerDigests[peerIndex]
                         mineIndex += 1
                         peerIndex += 1
                     }
+                    let digest = withDigests ? try documentDigest(txn, profile) : nil
+                    if let peerReplica {
+                        let check = try checkClaims(
+                            txn, profile, mine: now, theirs: base, theirDigest: peerDigest, own: own,
+                            peer: peerReplica, digest: digest)
+                        // This store's vector goes as stored (a reply writes nothing): the
+                        // peer, the authority on itself, sees any claim about it past what it issued.
+                        if check.untrusted { base = empty }
+                        findings += check.findings
+                    }
+                    if fullState.contains(profile) { base = empty }
                     if now == base && !includeUnchanged { continue }
                     var bars: [BarID] = []
                     for element in now.storage where element.sequence > base[element.replica] {
@@ -153,9 +187,29 @@ extension TabKeepStore {
                         if !part.isEmpty { documents.append(DocumentDelta(key: key, document: part)) }
                     }
                     sections.append(
-                        ProfileDelta(profile: profile, vector: now, base: base, documents: documents))
+                        ProfileDelta(
+                            profile: profile, vector: now, base: base, documents: documents,
+                            digest: digest))
                 }
-                return StoreDelta(profiles: sections, rowsVisited: rows)
+                var delta = StoreDelta(profiles: sections, rowsVisited: rows)
+                delta.overClaims = findings
+                return delta
+            }
+        } catch {
+            throw TabKeepError.wrap(error)
+        }
+    }
+
+    /// The version vector and document digest of each profile in `scope`, in profile order, from
+    /// one snapshot: what a sync request carries.
+    package func versionVectorsAndDigests(_ scope: ProfileScope) throws(TabKeepError) -> [(
+        profile: ProfileID, vector: VersionVector, digest: UInt32
+    )] {
+        do {
+            return try environment.read { txn in
+                try readVectorList(txn, scope).map {
+                    ($0.profile, $0.vector, try documentDigest(txn, $0.profile))
+                }
             }
         } catch {
             throw TabKeepError.wrap(error)
@@ -176,12 +230,37 @@ extension TabKeepStore {
     /// Merges a peer's delta in one write transaction: all or nothing. Each profile's section is
     /// applied only when this store has reached the section's base (else
     /// ``TabKeepError/missingHistory(_:replica:needed:have:)``), and then raises the profile's vector
-    /// to the sender's. Entries stamped more than `maxDrift` ahead of this machine's clock make the
-    /// whole call fail with ``TabKeepError/clockDrift(aheadMilliseconds:limitMilliseconds:)``,
-    /// before anything is written and without moving the local clock. Returns the changed keys.
+    /// to the sender's, never this replica's own entry. Entries stamped more than `maxDrift` ahead
+    /// of this machine's clock make the whole call fail with
+    /// ``TabKeepError/clockDrift(aheadMilliseconds:limitMilliseconds:)``, before anything is written
+    /// and without moving the local clock. Returns the changed keys.
     @discardableResult
     public func apply(_ delta: StoreDelta, maxDrift: Duration = .seconds(300)) throws(TabKeepError)
         -> [DocumentKey]
+    {
+        try apply(delta, sender: nil, maxDrift: maxDrift).changed
+    }
+
+    /// ``apply(_:maxDrift:)`` of a delta written by replica `sender`, checking each section's
+    /// vector against what this store knows (see ``OverClaim``).
+    ///
+    /// A section whose vector claims this replica past what it has issued, or equals this
+    /// store's over a different ``ProfileDelta/digest``, or whose sender this store claims past
+    /// what the sender says it has issued, is not trusted: its documents are merged (when this
+    /// store has reached its base; otherwise they wait for the next exchange), the vector is
+    /// raised only as far as they prove, and this store's vector of the profile is rebuilt from
+    /// the dots it holds where this store may be the one that over-claimed. The first two are
+    /// proof and are returned as findings; the third is no proof (the message may be older than
+    /// what this store has learned since) and is repaired silently. Every untrusted profile is
+    /// listed, for the caller to send whole.
+    public func apply(_ delta: StoreDelta, from sender: ReplicaID, maxDrift: Duration = .seconds(300))
+        throws(TabKeepError) -> DeltaApplication
+    {
+        try apply(delta, sender: Optional(sender), maxDrift: maxDrift)
+    }
+
+    private func apply(_ delta: StoreDelta, sender: ReplicaID?, maxDrift: Duration) throws(TabKeepError)
+        -> DeltaApplication
     {
         let newest = delta.documents.map(\.document.maxStamp).max() ?? .zero
         try Self.checkDrift(newest, maxDrift: maxDrift)
@@ -193,39 +272,122 @@ extension TabKeepStore {
             }
         }
         do {
-            let (changed, revisions): ([DocumentKey], ClosedRange<UInt64>?) = try environment.write { txn in
-                var writer = try loadWriter(txn)
-                var raises = VersionRaises()
-                var changed: [DocumentKey] = []
-                let locals = try readVectors(txn, of: delta.profiles.map(\.profile))
-                for (section, local) in zip(delta.profiles, locals) {
-                    for element in section.base.storage where local[element.replica] < element.sequence {
-                        throw TabKeepError.missingHistory(
-                            section.profile, replica: element.replica, needed: element.sequence,
-                            have: local[element.replica])
+            let (changed, overClaims, repaired, revisions):
+                ([DocumentKey], [OverClaim], [ProfileID], ClosedRange<UInt64>?) = try environment.write {
+                    txn in
+                    var writer = try loadWriter(txn)
+                    var raises = VersionRaises()
+                    var changed: [DocumentKey] = []
+                    var overClaims: [OverClaim] = []
+                    var repaired: [ProfileID] = []
+                    let locals = try readVectors(txn, of: delta.profiles.map(\.profile))
+                    for (section, stored) in zip(delta.profiles, locals) {
+                        let check = try checkClaims(
+                            txn, section.profile, mine: stored, theirs: section.vector,
+                            theirDigest: section.digest, own: writer.id, peer: sender)
+                        var local = stored
+                        if let proven = check.proven {
+                            try replaceVector(txn, section.profile, with: proven)
+                            local = proven
+                        }
+                        overClaims += check.findings
+                        let trusted = !check.untrusted
+                        if !trusted { repaired.append(section.profile) }
+                        if let element = section.base.storage.first(where: {
+                            local[$0.replica] < $0.sequence
+                        }) {
+                            // An untrusted section's base may be past a vector just rebuilt: its
+                            // entries wait for the full exchange the finding asks for.
+                            guard trusted else { continue }
+                            throw TabKeepError.missingHistory(
+                                section.profile, replica: element.replica, needed: element.sequence,
+                                have: local[element.replica])
+                        }
+                        for document in section.documents {
+                            let previous = try loadDocument(txn, document.key)
+                            var merged = previous ?? TabBarDocument()
+                            merged.merge(document.document)
+                            if merged == previous { continue }
+                            try saveDocument(txn, document.key, merged, previous: previous, raising: &raises)
+                            try keepClearDot(
+                                txn, document.key, incoming: document.document, merged: merged,
+                                raising: &raises)
+                            changed.append(document.key)
+                        }
+                        guard trusted else { continue }
+                        // A replica is the authority on itself: no peer raises its own entry.
+                        for element in section.vector.storage
+                        where element.sequence > local[element.replica] && element.replica != writer.id {
+                            raises.raise(section.profile, element.replica, to: element.sequence)
+                        }
                     }
-                    for document in section.documents {
-                        let previous = try loadDocument(txn, document.key)
-                        var merged = previous ?? TabBarDocument()
-                        merged.merge(document.document)
-                        if merged == previous { continue }
-                        try saveDocument(txn, document.key, merged, previous: previous, raising: &raises)
-                        try keepClearDot(
-                            txn, document.key, incoming: document.document, merged: merged, raising: &raises)
-                        changed.append(document.key)
-                    }
-                    for element in section.vector.storage where element.sequence > local[element.replica] {
-                        raises.raise(section.profile, element.replica, to: element.sequence)
-                    }
+                    writer.clock.observe(newest)
+                    return (
+                        changed, overClaims, repaired,
+                        try saveWriter(txn, writer, raising: raises, changed: changed)
+                    )
                 }
-                writer.clock.observe(newest)
-                return (changed, try saveWriter(txn, writer, raising: raises, changed: changed))
-            }
             watchers.publish(changed, revisions: revisions)
-            return changed
+            return DeltaApplication(changed: changed, overClaims: overClaims, untrusted: repaired)
         } catch {
             throw TabKeepError.wrap(error)
         }
+    }
+
+    /// What comparing a peer's vector (and digest) of a profile with this store's found.
+    struct ClaimCheck {
+        /// The bad claims proven, each a finding to report.
+        var findings: [OverClaim] = []
+        /// Whether the peer's vector is not to be taken: a finding, or this store's entry of the
+        /// peer past what the peer says it has issued.
+        var untrusted = false
+        /// This store's vector with what it may have over-claimed rebuilt from its dots.
+        var proven: VersionVector?
+    }
+
+    /// Compares `theirs`, a peer's vector of `profile` (with the digest of its documents, when
+    /// known), with `mine`, this store's, as a sync reply or an apply does.
+    ///
+    /// A claim about this replica `own` past what it has issued is proof (its issued sequence
+    /// only grows), and so are equal vectors over different documents; both are findings. This
+    /// store's entry of `peer` past what `peer` says it has issued is no proof — the message may be
+    /// older than what this store has learned of the peer since (a folder file, a late message) —
+    /// but rebuilding that entry from the dots held is right either way, so it is rebuilt,
+    /// untrusted and not reported. `known` is this store's digest of the profile, when already read.
+    func checkClaims(
+        _ txn: borrowing Transaction, _ profile: ProfileID, mine: VersionVector, theirs: VersionVector,
+        theirDigest: UInt32?, own: ReplicaID, peer: ReplicaID?, digest known: UInt32? = nil
+    ) throws -> ClaimCheck {
+        var check = ClaimCheck()
+        if theirs[own] > mine[own] {
+            check.findings.append(
+                OverClaim(
+                    profile: profile, replica: own, peer: peer,
+                    kind: .peerClaimsThisReplica(claimed: theirs[own], issued: mine[own])))
+            check.untrusted = true
+        }
+        if let peer, peer != own, mine[peer] > theirs[peer] {
+            let held = try provenVector(txn, profile, own: own, issued: mine[own])[peer]
+            if held < mine[peer] {
+                var proven = mine
+                proven[peer] = held
+                check.proven = proven
+                check.untrusted = true
+            }
+        }
+        if !check.untrusted, let theirDigest, mine == theirs {
+            let digest = try known ?? documentDigest(txn, profile)
+            if digest != theirDigest {
+                check.findings.append(
+                    OverClaim(
+                        profile: profile, replica: own, peer: peer,
+                        kind: .equalVectorsOverDifferentContents(digest: digest, peerDigest: theirDigest)))
+                check.untrusted = true
+                let proven = try provenVector(txn, profile, own: own, issued: mine[own])
+                if proven != mine { check.proven = proven }
+            }
+        }
+        return check
     }
 
     /// Refuses a stamp more than `maxDrift` ahead of this machine's clock.

@@ -72,6 +72,60 @@ extension TabKeepStore {
         return result
     }
 
+    /// A digest of `profile`'s document state: the CRC-32 of each stored document's bar and
+    /// bytes, in bar order (0 for a profile with no document). Two honest stores with equal
+    /// vectors of a profile hold equal documents, so equal vectors over different digests prove
+    /// that one of the vectors claims what its store lacks.
+    func documentDigest(_ txn: borrowing Transaction, _ profile: ProfileID) throws -> UInt32 {
+        let prefix = Records.profilePrefix(profile)
+        var crc = CRC32()
+        try txn.forEach(documents, in: .prefix(prefix)) { key, value in
+            let bar = UnsafeRawBufferPointer(rebasing: key[prefix.count...])
+            crc.update(byte: UInt8(truncatingIfNeeded: bar.count))
+            crc.update(bar)
+            crc.update(Records.bigEndian(UInt64(value.count)))
+            crc.update(value)
+            return true
+        }
+        return crc.value
+    }
+
+    /// `profile`'s vector rebuilt from the dots this store holds (the highest held sequence of
+    /// each replica), keeping this replica's own entry, which counts the sequences it has issued:
+    /// an under-claim of everything else, which is always safe.
+    func provenVector(_ txn: borrowing Transaction, _ profile: ProfileID, own: ReplicaID, issued: UInt64)
+        throws -> VersionVector
+    {
+        let prefix = Records.profilePrefix(profile)
+        var proven = VersionVector()
+        try txn.forEach(dots, in: .prefix(prefix)) { key, _ in
+            guard key.count == prefix.count + 16 else {
+                throw TabKeepError.corruptMeta("malformed dots record")
+            }
+            let replica = ReplicaID(rawValue: Self.bigEndian(key, at: prefix.count))
+            let sequence = Self.bigEndian(key, at: prefix.count + 8)
+            if sequence > proven[replica] { Self.set(&proven, replica, sequence) }
+            return true
+        }
+        if issued > proven[own] { proven[own] = issued }
+        return proven
+    }
+
+    /// Replaces `profile`'s vector by `vector` (which may lower entries: only a rebuild from the
+    /// dots held does that).
+    func replaceVector(_ txn: borrowing Transaction, _ profile: ProfileID, with vector: VersionVector) throws
+    {
+        let current = try readVector(txn, profile)
+        for replica in current.replicas where vector[replica] == 0 {
+            try txn.delete(versions, key: Records.versionKey(profile, replica))
+        }
+        for element in vector.storage where element.sequence != current[element.replica] {
+            try txn.put(
+                versions, key: Records.versionKey(profile, element.replica),
+                value: Records.bigEndian(element.sequence))
+        }
+    }
+
     /// A `versions` record's profile length, replica and sequence, checked as
     /// `Records.version(from:)` checks it (the profile id itself is the caller's to check).
     static func versionRecord(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> (

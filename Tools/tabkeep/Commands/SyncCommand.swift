@@ -22,7 +22,9 @@ enum SyncCommand {
             stderr and tried again next time; skipped files do not make the sync fail: the exit
             status is 0 whenever the sync ran, 1 only when this store or its own file failed.
             Either way, entries stamped more than 5 minutes ahead of this machine's clock are
-            refused and nothing of that message is applied.
+            refused and nothing of that message is applied, and a version vector that claims more
+            than its store holds is dropped and repaired (that profile is exchanged in full),
+            with "tabkeep: warning: repaired a bad version vector: ..." on stderr.
             --profile P (repeatable) scopes the sync to those profiles: nothing of any other
             profile is read, sent, written to the folder or received. Without it, every profile.
             A folder serves one scope: sync a person's folder with --profile.
@@ -63,6 +65,7 @@ enum SyncCommand {
                     + "restore a dump into a new store instead")
         }
         let report = try TabKeepSync.sync(store, other, profiles: profiles)
+        for claim in report.overClaims { Output.warning("repaired a bad version vector: \(claim)") }
         print(
             "sent \(report.documentsToSecond) documents (\(report.changedInSecond.count) changed there), "
                 + "received \(report.documentsToFirst) documents (\(report.changedInFirst.count) changed here)"
@@ -81,6 +84,7 @@ enum SyncCommand {
         for file in report.skipped {
             Output.warning("skipped \(file)")
         }
+        for claim in report.overClaims { Output.warning("repaired a bad version vector: \(claim)") }
         print(
             "wrote \(report.written): \(report.documentsWritten) documents, \(report.bytesWritten) bytes"
                 + (report.skipped.isEmpty ? "" : " (\(report.skipped.count) files skipped)"))
