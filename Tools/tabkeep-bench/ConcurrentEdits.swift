@@ -7,7 +7,8 @@ extension Bench {
     /// The writers of concurrent-edits in one process.
     static let writers = 8
 
-    /// concurrent-edits: durable edits for a fixed time by 8 writers in this process. TabKeep's 8 writers are tasks using the `async` edit API
+    /// concurrent-edits: durable edits for a fixed time by 8 writers in this process, then by
+    /// 4 processes (`processEdits()`). TabKeep's 8 writers are tasks using the `async` edit API
     /// (group commit), on a store of each locking mode; SQLite and raw LMDB are blocking C APIs,
     /// so their 8 writers are threads (8 blocking tasks would only get the cooperative pool's 2).
     func concurrentEdits() async throws {
@@ -44,6 +45,7 @@ extension Bench {
         report.rows += try await measure(
             phases, scale: "\(scaleLabel(count)), \(Self.writers) writers",
             note: "median/p99: one writer's wait; × raw = time per edit")
+        try await processEdits()
     }
 
     /// The raw LMDB phase of concurrent-edits: the baseline of its ratios.
