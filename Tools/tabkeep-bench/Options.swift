@@ -20,6 +20,8 @@ struct Options {
 
         Measures TabKeep side by side with raw LMDB, SQLite, UserDefaults and JSON files, in one
         process run, interleaved: median and p99 per operation and the ratio to raw LMDB.
+        concurrent-edits runs 8 writers in one process, then 4 writer processes (children of the
+        bench) on one shared database.
 
           --profiles LIST  store sizes for launch-read (default 10k,100k,1M; k and M allowed)
           --seconds N      measuring time per workload phase (default 4)
