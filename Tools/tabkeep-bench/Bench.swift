@@ -2,11 +2,23 @@ import Foundation
 import LMDBKit
 import TabKeep
 
-/// One contender of an interleaved measurement: a name and one timed operation (given a counter).
+/// One contender of an interleaved measurement: a name and one timed operation (given a counter),
+/// and for a TabKeep store the locking mode it runs in.
 struct Contender {
     var name: String
+    var locking: Locking?
     var operation: (Int) throws -> Void
+
+    init(name: String, locking: Locking? = nil, operation: @escaping (Int) throws -> Void) {
+        self.name = name
+        self.locking = locking
+        self.operation = operation
+    }
 }
+
+/// A TabKeep contender's name in a workload measured in every `--locking` mode:
+/// "TabKeep .full (per-transaction)".
+func tabKeepName(_ name: String, _ locking: Locking) -> String { "\(name) (\(locking))" }
 
 /// What every workload shares: the options, the work directory, the data and the report.
 final class Bench {
@@ -14,8 +26,11 @@ final class Bench {
     let directory: String
     let fixture: Fixture
     var report: Report
-    /// TabKeep stores already populated, by profile count, so later workloads reuse them.
-    private var populated: [Int: TabKeepStore] = [:]
+    /// The locking mode of the workloads measured in one mode only (sync, dump-restore): the one
+    /// `--locking` names, or with both the default for new stores.
+    let singleLocking: Locking
+    /// TabKeep stores already populated, by profile count and locking mode, so later workloads reuse them.
+    private var populated: [String: TabKeepStore] = [:]
     /// The `.full` stores of durable-edit, reused by concurrent-edits.
     var editStores: EditStores?
     /// The largest one-edit reply, in bytes, by store size.
@@ -35,6 +50,8 @@ final class Bench {
         self.options = options
         self.directory = directory
         self.fixture = try Fixture()
+        self.singleLocking =
+            options.lockings.count == 1 ? options.lockings[0] : try Locking.defaultForNewStores()
         self.report = Report(
             machine: Machine.current(),
             command: "tabkeep-bench " + CommandLine.arguments.dropFirst().joined(separator: " "))
@@ -48,13 +65,16 @@ final class Bench {
 
     // MARK: Populating
 
-    /// A TabKeep store of `count` profiles, bulk-loaded in big `.deferred` transactions, then
-    /// reopened with `durability`.
-    func tabKeepStore(_ name: String, count: Int, durability: Durability = .full) throws -> TabKeepStore {
+    /// A TabKeep store of `count` profiles created in `locking` mode, bulk-loaded in big
+    /// `.deferred` transactions, then reopened with `durability` (and the mode it records).
+    func tabKeepStore(
+        _ name: String, count: Int, durability: Durability = .full, locking: Locking
+    ) throws -> TabKeepStore {
         let location = path(name)
         let started = nanoseconds()
         do {
-            let loader = try TabKeepStore(path: location, options: .init(durability: .deferred))
+            let loader = try TabKeepStore(
+                path: location, options: .init(durability: .deferred, locking: locking))
             try loader.registerCatalog(fixture.catalog)
             let chunk = 100_000
             var start = 0
@@ -72,16 +92,18 @@ final class Bench {
         }
         let store = try TabKeepStore(path: location, options: .init(durability: durability))
         log(
-            "populated \(name): \(scaleLabel(count)) profiles in \(formatTime(Double(nanoseconds() - started)))"
-        )
+            "populated \(name) (\(store.locking)): \(scaleLabel(count)) profiles in "
+                + formatTime(Double(nanoseconds() - started)))
         return store
     }
 
-    /// The shared `.full` TabKeep store of `count` profiles used by launch-read, sync and dump.
-    func sharedStore(count: Int) throws -> TabKeepStore {
-        if let store = populated[count] { return store }
-        let store = try tabKeepStore("tabkeep-\(scaleLabel(count))", count: count)
-        populated[count] = store
+    /// The shared `.full` TabKeep store of `count` profiles in `locking` mode used by launch-read,
+    /// sync and dump.
+    func sharedStore(count: Int, locking: Locking) throws -> TabKeepStore {
+        let name = "tabkeep-\(scaleLabel(count))-\(locking)"
+        if let store = populated[name] { return store }
+        let store = try tabKeepStore(name, count: count, locking: locking)
+        populated[name] = store
         return store
     }
 
@@ -130,7 +152,8 @@ final class Bench {
                     workload: workload.rawValue, scale: scale, contender: contender.name,
                     medianNanoseconds: median, p99Nanoseconds: sample.quantile(0.99),
                     operations: sample.count,
-                    rate: 1e9 / median, rateUnit: "ops/s", note: notes[contender.name]))
+                    rate: 1e9 / median, rateUnit: "ops/s", note: notes[contender.name],
+                    locking: contender.locking?.rawValue))
         }
         return result
     }

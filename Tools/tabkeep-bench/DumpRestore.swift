@@ -1,4 +1,5 @@
 import Foundation
+import LMDBKit
 import Synchronization
 import TabKeep
 import TabKeepDump
@@ -6,16 +7,17 @@ import TabKeepDump
 extension Bench {
     /// dump and restore: profiles per second and peak resident memory at 100k and 1M profiles,
     /// each phase in a child process of its own (the bench re-run with a hidden flag), so each
-    /// peak (`VmHWM`) is that phase's alone.
+    /// peak (`VmHWM`) is that phase's alone. In one locking mode only (`singleLocking`), the
+    /// restored store created in it too.
     func dumpRestore() throws {
         let sizes = options.smoke ? options.profiles : options.profiles.filter { $0 >= 100_000 }
         for count in sizes {
             let scale = scaleLabel(count)
-            let store = try sharedStore(count: count)
+            let store = try sharedStore(count: count, locking: singleLocking)
             let file = path("dump-\(scale).jsonl")
             let target = path("restored-\(scale)")
             let dump = try child(["dump", store.environment.path, file])
-            let restore = try child(["restore", file, target])
+            let restore = try child(["restore", file, target, singleLocking.rawValue])
             try? FileManager.default.removeItem(atPath: file)
             try? FileManager.default.removeItem(atPath: target)
             for (name, figures) in [("TabKeep dump", dump), ("TabKeep restore (.replace)", restore)] {
@@ -28,7 +30,8 @@ extension Bench {
                             format: "%.2f s; peak RSS %d MiB (heap/anon %d MiB, mapped file %d MiB)%@",
                             figures.seconds, figures.peakKiB / 1024, figures.peakAnonKiB / 1024,
                             figures.peakFileKiB / 1024,
-                            figures.bytes > 0 ? ", \(figures.bytes >> 20) MiB dump" : "")))
+                            figures.bytes > 0 ? ", \(figures.bytes >> 20) MiB dump" : ""),
+                        locking: singleLocking.rawValue))
                 phaseFigures[name + " " + scale] = figures
             }
         }
@@ -64,9 +67,11 @@ struct PhaseFigures: Codable {
     var bytes: Int
 }
 
-/// The child side: `--child dump STORE FILE` or `--child restore FILE STORE`.
+/// The child side: `--child dump STORE FILE` or `--child restore FILE STORE LOCKING`.
 func runChild(_ arguments: [String]) throws {
-    guard arguments.count == 3 else { throw BenchError("--child needs: dump|restore SOURCE TARGET") }
+    guard arguments.count == (arguments.first == "restore" ? 4 : 3) else {
+        throw BenchError("--child needs: dump STORE FILE | restore FILE STORE LOCKING")
+    }
     let watcher = MemoryWatcher()
     let started = nanoseconds()
     var documents = 0
@@ -85,7 +90,10 @@ func runChild(_ arguments: [String]) throws {
         try handle.close()
         documents = try records - store.catalogs().count
     case "restore":
-        let store = try TabKeepStore(path: arguments[2])
+        guard let locking = Locking(rawValue: arguments[3]) else {
+            throw BenchError("--child restore: unknown locking mode \(arguments[3])")
+        }
+        let store = try TabKeepStore(path: arguments[2], options: .init(locking: locking))
         let (summary, _) = try store.restore(fromDumpAt: arguments[1], mode: .replace)
         documents = summary.documents
         bytes = summary.bytes

@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import LMDBKit
 import TabKeep
 
 extension Bench {
@@ -8,14 +9,19 @@ extension Bench {
 
     /// first-layout: from nothing open to the first layout in hand, warm page cache — TabKeep's
     /// `TabKeepStore(path:)` + `layout(profile)` against `sqlite3_open_v2` + prepare + step,
-    /// `UserDefaults(suiteName:)` + a read, a JSON file read + decode, and raw LMDB's open + get.
+    /// `UserDefaults(suiteName:)` + a read, a JSON file read + decode, and raw LMDB's open + get;
+    /// TabKeep's in a store of each locking mode.
     /// Every operation also closes what it opened (so the next one starts from nothing again).
     func firstLayout() throws {
         let count = firstLayoutProfiles
         let scale = scaleLabel(count)
-        let storePath = path("first-tabkeep-\(scale)")
-        // Populated, then closed: the store under test must not stay open in this process.
-        _ = try tabKeepStore("first-tabkeep-\(scale)", count: count)
+        var storePaths: [(path: String, locking: Locking)] = []
+        for locking in options.lockings {
+            let name = "first-tabkeep-\(scale)-\(locking)"
+            // Populated, then closed: the store under test must not stay open in this process.
+            _ = try tabKeepStore(name, count: count, locking: locking)
+            storePaths.append((path(name), locking))
+        }
         let rawPath = path("first-raw-\(scale)")
         try RawLMDB(path: rawPath, mode: .full).load(count: count, key: fixture.key, value: fixture.bytes)
         let sqlitePath = path("first-sqlite-\(scale).db")
@@ -31,11 +37,13 @@ extension Bench {
         let keys = picks.map(fixture.key)
         let defaultsKeys = picks.map(UserDefaultsStore.key)
         let paths = picks.map(files.path)
-        let contenders = [
-            Contender(name: "TabKeep") { [unowned self] i in
+        var contenders = storePaths.map { storePath, locking in
+            Contender(name: tabKeepName("TabKeep", locking), locking: locking) { [unowned self] i in
                 let store = try TabKeepStore(path: storePath)
                 sink &+= try store.layout(profiles[i % profiles.count]).order.count
-            },
+            }
+        }
+        contenders += [
             Contender(name: "SQLite WAL") { [unowned self] i in
                 sink &+= try SQLiteDatabase.firstRead(path: sqlitePath, key: keys[i % keys.count])
             },
@@ -54,14 +62,17 @@ extension Bench {
             },
         ]
         let samples = try interleave(contenders, seconds: options.seconds)
-        let notes = [
-            "TabKeep": "TabKeepStore(path:) + layout(profile) with the registered catalog, then close",
+        var notes = [
             "SQLite WAL": "sqlite3_open_v2 + prepare + step + finalize + close",
             "UserDefaults":
                 "UserDefaults(suiteName:) + data(forKey:); Foundation keeps the suite cached in process",
             "JSON file": "Data(contentsOf:) + JSONDecoder of the resolved layout",
             "raw LMDB": "mdb_env_open + dbi_open txn + get + mdb_env_close: the bytes only",
         ]
+        for (_, locking) in storePaths {
+            notes[tabKeepName("TabKeep", locking)] =
+                "TabKeepStore(path:) + layout(profile) with the registered catalog, then close"
+        }
         var rows = rows(.firstLayout, scale: scale, contenders, samples, notes: notes)
         Report.ratios(&rows, baseline: "raw LMDB")
         report.rows += rows

@@ -3,12 +3,12 @@ import TabKeep
 
 extension Bench {
     /// launch-read: the resolved layout of a random profile among N (with the registered catalog,
-    /// and with the app's `Catalog` passed in), against the same bytes
+    /// and with the app's `Catalog` passed in), in a store of each locking mode, against the same bytes
     /// fetched by raw LMDB, SQLite, UserDefaults, and a JSON file decoded with JSONDecoder.
     func launchRead() throws {
         for count in options.profiles {
             let scale = scaleLabel(count)
-            let store = try sharedStore(count: count)
+            let stores = try options.lockings.map { try sharedStore(count: count, locking: $0) }
             let raw = try RawLMDB(path: path("raw-\(scale)"), mode: .full)
             try raw.load(count: count, key: fixture.key, value: fixture.bytes)
             let sqlite = try SQLiteDatabase(path: path("sqlite-\(scale).db"))
@@ -36,14 +36,21 @@ extension Bench {
             let defaultsKeys = picks.map(UserDefaultsStore.key)
             let paths = picks.map { files?.path($0) ?? "" }
             let catalog = fixture.catalog
-            var contenders = [
-                // The README's call: the catalog registered for the bar.
-                Contender(name: "TabKeep") { [unowned self] i in
-                    sink &+= try store.layout(profiles[i % profiles.count]).order.count
-                },
-                Contender(name: "TabKeep catalog:") { [unowned self] i in
-                    sink &+= try store.layout(profiles[i % profiles.count], catalog: catalog).order.count
-                },
+            var contenders: [Contender] = []
+            for store in stores {
+                contenders += [
+                    // The README's call: the catalog registered for the bar.
+                    Contender(name: tabKeepName("TabKeep", store.locking), locking: store.locking) {
+                        [unowned self] i in
+                        sink &+= try store.layout(profiles[i % profiles.count]).order.count
+                    },
+                    Contender(name: tabKeepName("TabKeep catalog:", store.locking), locking: store.locking) {
+                        [unowned self] i in
+                        sink &+= try store.layout(profiles[i % profiles.count], catalog: catalog).order.count
+                    },
+                ]
+            }
+            contenders += [
                 Contender(name: "raw LMDB") { [unowned self] i in sink &+= try raw.get(keys[i % keys.count])
                 },
                 Contender(name: "SQLite WAL") { [unowned self] i in

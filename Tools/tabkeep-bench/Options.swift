@@ -1,4 +1,5 @@
 import Foundation
+import LMDBKit
 
 /// The command line, parsed by hand: no argument-parser package can be fetched here.
 struct Options {
@@ -8,21 +9,31 @@ struct Options {
     var smoke = false
     var only: Workload?
     var directory: String?
+    /// The locking modes TabKeep's stores are measured in (`--locking`), in the order they run.
+    var lockings: [Locking] = Locking.allCases
     /// Set by the hidden `--child` flag: this process is a dump or restore run of a parent bench.
     var child: [String] = []
 
     static let usage = """
         usage: tabkeep-bench [--profiles 10k,100k,1M] [--seconds N] [--json] [--smoke]
-                             [--only WORKLOAD] [--dir DIR] [--help]
+                             [--only WORKLOAD] [--locking MODE] [--dir DIR] [--help]
 
         Measures TabKeep side by side with raw LMDB, SQLite, UserDefaults and JSON files, in one
         process run, interleaved: median and p99 per operation and the ratio to raw LMDB.
+        concurrent-edits runs 8 writers in one process, then 4 writer processes (children of the
+        bench) on one shared database.
 
           --profiles LIST  store sizes for launch-read (default 10k,100k,1M; k and M allowed)
           --seconds N      measuring time per workload phase (default 4)
           --json           print the results as JSON instead of a table
-          --smoke          tiny sizes, a few seconds in all: every workload and contender runs once
+          --smoke          tiny sizes, a few seconds in all: every workload, contender and mode runs once
           --only WORKLOAD  one of: \(Workload.allCases.map(\.rawValue).joined(separator: ", "))
+          --locking MODE   lmdb, per-transaction or both (default both): the locking modes of
+                           TabKeep's stores in launch-read, durable-edit, concurrent-edits and
+                           first-layout, one row per mode (raw LMDB, SQLite, UserDefaults and
+                           JSON files run once); sync and dump-restore run in one mode, the one
+                           named, or with both the default for new stores (TABKEEP_LOCKING, else
+                           \(Locking.platformDefault))
           --dir DIR        where the stores go (default: a new directory under the temp directory,
                            removed at the end)
         """
@@ -67,6 +78,15 @@ struct Options {
                     )
                 }
                 options.only = workload
+            case "--locking":
+                let text = try value(argument)
+                if text == "both" {
+                    options.lockings = Locking.allCases
+                } else if let mode = Locking(rawValue: text) {
+                    options.lockings = [mode]
+                } else {
+                    throw UsageError("--locking: \"\(text)\" is not lmdb, per-transaction or both")
+                }
             case "--dir": options.directory = try value(argument)
             case "--child":
                 options.child = Array(rest)

@@ -57,6 +57,8 @@ struct ResultRow: Codable {
     /// Median time over raw LMDB's median in the same workload and scale.
     var ratioToRawLMDB: Double?
     var note: String?
+    /// A TabKeep row's locking mode (`lmdb` or `per-transaction`); nil for the other contenders.
+    var locking: String?
 }
 
 /// A target of the issue and whether the run met it.

@@ -4,7 +4,8 @@ import TabKeepSync
 
 extension Bench {
     /// sync: a delta of 10k edits extracted and applied between two stores of 100k profiles;
-    /// one edit exchanged between stores of 10k and of 1M profiles (message bytes and time).
+    /// one edit exchanged between stores of 10k and of 1M profiles (message bytes and time). In one
+    /// locking mode only (`singleLocking`).
     func syncWorkload() async throws {
         let bulkProfiles = options.smoke ? options.profiles[0] : 100_000
         let bulkEdits = options.smoke ? 100 : 10_000
@@ -15,8 +16,11 @@ extension Bench {
 
     /// Two stores holding the same `count` profiles, under different replica ids, exchanged once.
     private func pair(_ name: String, count: Int, shared: Bool) throws -> (SyncSession, SyncSession) {
-        let first = shared ? try sharedStore(count: count) : try tabKeepStore("\(name)-a", count: count)
-        let second = try tabKeepStore("\(name)-b", count: count)
+        let first =
+            shared
+            ? try sharedStore(count: count, locking: singleLocking)
+            : try tabKeepStore("\(name)-a", count: count, locking: singleLocking)
+        let second = try tabKeepStore("\(name)-b", count: count, locking: singleLocking)
         let a = SyncSession(store: first)
         let b = SyncSession(store: second)
         try exchange(a, b)
@@ -81,13 +85,15 @@ extension Bench {
                 workload: Workload.sync.rawValue, scale: scale, contender: "TabKeep extract (delta + encode)",
                 medianNanoseconds: extractMedian, p99Nanoseconds: extract.quantile(0.99), operations: rounds,
                 rate: entries / extractMedian * 1e9, rateUnit: "entries/s",
-                note: "\(Int(entries)) entries, \(bytes / 1024) KiB message; time per delta"))
+                note: "\(Int(entries)) entries, \(bytes / 1024) KiB message; time per delta",
+                locking: singleLocking.rawValue))
         report.rows.append(
             ResultRow(
                 workload: Workload.sync.rawValue, scale: scale,
                 contender: "TabKeep apply (decode + merge + commit)",
                 medianNanoseconds: applyMedian, p99Nanoseconds: apply.quantile(0.99), operations: rounds,
-                rate: entries / applyMedian * 1e9, rateUnit: "entries/s", note: "time per delta"))
+                rate: entries / applyMedian * 1e9, rateUnit: "entries/s", note: "time per delta",
+                locking: singleLocking.rawValue))
     }
 
     private func oneEdit(profiles count: Int) throws {
@@ -117,7 +123,8 @@ extension Bench {
                 medianNanoseconds: times.quantile(0.5), p99Nanoseconds: times.quantile(0.99),
                 operations: times.count,
                 note:
-                    "reply message \(sizes.max() ?? 0) bytes, the three messages \(totals.max() ?? 0) bytes"))
+                    "reply message \(sizes.max() ?? 0) bytes, the three messages \(totals.max() ?? 0) bytes",
+                locking: singleLocking.rawValue))
         messageBytes[count] = sizes.max() ?? 0
     }
 }

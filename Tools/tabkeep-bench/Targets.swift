@@ -1,4 +1,5 @@
 import Foundation
+import LMDBKit
 
 extension Bench {
     /// Judges the targets from the rows: reported, never asserted.
@@ -12,61 +13,81 @@ extension Bench {
         func check(_ name: String, _ met: Bool?, _ figures: String) {
             targets.append(TargetResult(target: name, met: met, figures: figures))
         }
-        for scale in scales {
-            guard let tabKeep = median(read, scale, "TabKeep") else { continue }
-            // The `catalog:` variant is reported beside the README's call, not judged.
-            let variant = median(read, scale, "TabKeep catalog:").map { "; catalog: \(formatTime($0))" } ?? ""
-            if let raw = median(read, scale, "raw LMDB") {
-                check(
-                    "launch-read ≤ 2× raw LMDB (\(scale))", tabKeep <= 2 * raw,
-                    String(format: "%@ vs %@: %.2f×", formatTime(tabKeep), formatTime(raw), tabKeep / raw)
-                        + variant)
+        for locking in options.lockings {
+            let mode = "\(locking)"
+            let tabKeepRead = tabKeepName("TabKeep", locking)
+            for scale in scales {
+                guard let tabKeep = median(read, scale, tabKeepRead) else { continue }
+                // The `catalog:` variant is reported beside the README's call, not judged.
+                let variant =
+                    median(read, scale, tabKeepName("TabKeep catalog:", locking)).map {
+                        "; catalog: \(formatTime($0))"
+                    } ?? ""
+                if let raw = median(read, scale, "raw LMDB") {
+                    check(
+                        "launch-read ≤ 2× raw LMDB (\(scale), \(mode))", tabKeep <= 2 * raw,
+                        String(format: "%@ vs %@: %.2f×", formatTime(tabKeep), formatTime(raw), tabKeep / raw)
+                            + variant)
+                }
+                if let sqlite = median(read, scale, "SQLite WAL") {
+                    check(
+                        "launch-read ≥ 3× faster than SQLite WAL (\(scale), \(mode))", sqlite >= 3 * tabKeep,
+                        String(
+                            format: "SQLite %@: %.2f× TabKeep's time", formatTime(sqlite), sqlite / tabKeep))
+                }
+                if let defaults = median(read, scale, "UserDefaults") {
+                    check(
+                        "launch-read ≥ 50× faster than UserDefaults (\(scale), \(mode))",
+                        defaults >= 50 * tabKeep,
+                        String(
+                            format: "UserDefaults %@: %.2f× TabKeep's time", formatTime(defaults),
+                            defaults / tabKeep))
+                }
             }
-            if let sqlite = median(read, scale, "SQLite WAL") {
+            if let small = median(read, "10k", tabKeepRead), let large = median(read, "1M", tabKeepRead) {
                 check(
-                    "launch-read ≥ 3× faster than SQLite WAL (\(scale))", sqlite >= 3 * tabKeep,
-                    String(format: "SQLite %@: %.2f× TabKeep's time", formatTime(sqlite), sqlite / tabKeep))
+                    "launch-read at 1M ≤ 1.5× at 10k (\(mode))", large <= 1.5 * small,
+                    String(format: "%@ vs %@: %.2f×", formatTime(large), formatTime(small), large / small))
             }
-            if let defaults = median(read, scale, "UserDefaults") {
-                check(
-                    "launch-read ≥ 50× faster than UserDefaults (\(scale))", defaults >= 50 * tabKeep,
-                    String(
-                        format: "UserDefaults %@: %.2f× TabKeep's time", formatTime(defaults),
-                        defaults / tabKeep))
-            }
-        }
-        if let small = median(read, "10k", "TabKeep"), let large = median(read, "1M", "TabKeep") {
-            check(
-                "launch-read at 1M ≤ 1.5× at 10k", large <= 1.5 * small,
-                String(format: "%@ vs %@: %.2f×", formatTime(large), formatTime(small), large / small))
-        }
-        let first = Workload.firstLayout.rawValue
-        let firstScale = scaleLabel(firstLayoutProfiles)
-        if let ours = median(first, firstScale, "TabKeep"),
-            let sqlite = median(first, firstScale, "SQLite WAL")
-        {
-            check(
-                "first-layout ≤ SQLite WAL", ours <= sqlite,
-                String(format: "%@ vs %@: %.2f×", formatTime(ours), formatTime(sqlite), ours / sqlite))
-        }
-        let edit = Workload.durableEdit.rawValue
-        let editScale = scaleLabel(editProfiles)
-        for mode in [".full", ".metaAsync"] {
-            if let ours = median(edit, editScale, "TabKeep " + mode),
-                let raw = median(edit, editScale, "raw LMDB " + mode)
+            let first = Workload.firstLayout.rawValue
+            let firstScale = scaleLabel(firstLayoutProfiles)
+            if let ours = median(first, firstScale, tabKeepName("TabKeep", locking)),
+                let sqlite = median(first, firstScale, "SQLite WAL")
             {
                 check(
-                    "durable-edit ≤ 1.25× raw LMDB (\(mode))", ours <= 1.25 * raw,
-                    String(format: "%@ vs %@: %.2f×", formatTime(ours), formatTime(raw), ours / raw))
+                    "first-layout ≤ SQLite WAL (\(mode))", ours <= sqlite,
+                    String(format: "%@ vs %@: %.2f×", formatTime(ours), formatTime(sqlite), ours / sqlite))
             }
-        }
-        let concurrent = report.rows.filter { $0.workload == Workload.concurrentEdits.rawValue }
-        if let ours = concurrent.first(where: { $0.contender.hasPrefix("TabKeep") })?.rate,
-            let sqlite = concurrent.first(where: { $0.contender.hasPrefix("SQLite") })?.rate
-        {
-            check(
-                "concurrent-edits ≥ 3× SQLite WAL FULL", ours >= 3 * sqlite,
-                String(format: "%.0f vs %.0f edits/s: %.2f×", ours, sqlite, ours / sqlite))
+            let edit = Workload.durableEdit.rawValue
+            let editScale = scaleLabel(editProfiles)
+            for durability in [".full", ".metaAsync"] {
+                if let ours = median(edit, editScale, tabKeepName("TabKeep " + durability, locking)),
+                    let raw = median(edit, editScale, "raw LMDB " + durability)
+                {
+                    check(
+                        "durable-edit ≤ 1.25× raw LMDB (\(durability), \(mode))", ours <= 1.25 * raw,
+                        String(format: "%@ vs %@: %.2f×", formatTime(ours), formatTime(raw), ours / raw))
+                }
+            }
+            // Both rows of concurrent-edits: 8 writers in this process, and 4 processes.
+            let concurrent = report.rows.filter { $0.workload == Workload.concurrentEdits.rawValue }
+            var scalesInOrder: [String] = []
+            for row in concurrent where !scalesInOrder.contains(row.scale) { scalesInOrder.append(row.scale) }
+            for scale in scalesInOrder {
+                let rows = concurrent.filter { $0.scale == scale }
+                let writers =
+                    scale.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? scale
+                if let ours = rows.first(where: {
+                    $0.contender.hasPrefix("TabKeep") && $0.locking == locking.rawValue
+                })?
+                .rate,
+                    let sqlite = rows.first(where: { $0.contender.hasPrefix("SQLite") })?.rate
+                {
+                    check(
+                        "concurrent-edits ≥ 3× SQLite WAL FULL (\(writers), \(mode))", ours >= 3 * sqlite,
+                        String(format: "%.0f vs %.0f edits/s: %.2f×", ours, sqlite, ours / sqlite))
+                }
+            }
         }
         if let apply = report.rows.first(where: { $0.contender.hasPrefix("TabKeep apply") })?.rate {
             check("sync apply ≥ 250k entries/s", apply >= 250_000, String(format: "%.0f entries/s", apply))

@@ -15,7 +15,11 @@ do {
 
 if !options.child.isEmpty {
     do {
-        try runChild(options.child)
+        if options.child.first == EditChild.phase {
+            try runEditChild(Array(options.child.dropFirst()))
+        } else {
+            try runChild(options.child)
+        }
         exit(0)
     } catch {
         FileHandle.standardError.write(Data("tabkeep-bench child: \(error)\n".utf8))
