@@ -40,13 +40,52 @@ struct AllOrNothingCrashTests {
         UInt32(Double.random(in: 0...seconds) * 1_000_000)
     }
 
-    /// Kills `child` at a random instant within `window` seconds, then checks that the store at
-    /// `path` verifies and that the child did not fail by itself. Returns the store's contents, or
-    /// nil after recording the problem.
+    /// Where kills landed, told by the lines the child printed (`started` just before the call
+    /// that holds the write transaction, `finished` once it returned) and by what it left.
+    struct Landings: CustomStringConvertible {
+        let started: String
+        let finished: String
+        /// Before the call: nothing may have changed.
+        var before = 0
+        /// Inside the call, the old content left: the transaction was cut short and rolled back.
+        var insideRolledBack = 0
+        /// Inside the call, the new content left: killed after the commit, before the call returned.
+        var insideCommitted = 0
+        /// After the call returned: the new content must be there.
+        var after = 0
+
+        /// Tallies one kill; false when the content contradicts the lines.
+        mutating func tally(_ lines: [String], committed: Bool) -> Bool {
+            if lines.contains(where: { $0.hasPrefix(finished) }) {
+                after += 1
+                return committed
+            }
+            guard lines.contains(where: { $0.hasPrefix(started) }) else {
+                before += 1
+                return !committed
+            }
+            if committed { insideCommitted += 1 } else { insideRolledBack += 1 }
+            return true
+        }
+
+        var description: String {
+            "\(before) before the call, \(insideRolledBack) inside it rolled back, "
+                + "\(insideCommitted) inside it after the commit, \(after) after it"
+        }
+    }
+
+    /// Kills `child` at a random instant within `window` seconds (counted from its `started`
+    /// line when `aimed`, so the kill lands inside the call or after it), then checks that the
+    /// store at `path` verifies and that the child did not fail by itself. Returns the store's
+    /// contents and the lines the child printed, or nil after recording the problem.
     static func killAndInspect(
-        _ child: Child, within window: Double, store path: String, in directory: TestDirectory, round: Int,
-        what: String
-    ) throws -> [String: Int]? {
+        _ child: Child, within window: Double, aimed: Bool, landings: Landings, store path: String,
+        in directory: TestDirectory, round: Int, what: String
+    ) throws -> (content: [String: Int], lines: [String])? {
+        if aimed && child.waitForLine(startingWith: landings.started, seconds: 120) == nil {
+            Issue.record("round \(round): the \(what) never said \"\(landings.started)\": \(child.errorText)")
+            return nil
+        }
         usleep(instant(within: window))
         child.kill()
         if let problems = try verifyProblems(path, in: directory) {
@@ -58,7 +97,7 @@ struct AllOrNothingCrashTests {
             Issue.record("round \(round): the \(what) failed by itself: \(child.errorText)")
             return nil
         }
-        return now
+        return (now, child.lines)
     }
 
     @Test func aRestoreKilledAtAnyInstantLeavesTheOldOrTheWholeNewContent() throws {
@@ -85,19 +124,35 @@ struct AllOrNothingCrashTests {
         var current = 0
         var (kills, completed) = (0, 0)
         // Starts at 1.3 times the timed run; widens after a kill before the commit and narrows after
-        // one past it, so the random instants spread over the whole restore. No assertion rests on
-        // where they land: every one must leave the old or the whole new content.
+        // one past it, so the random instants spread over the whole restore. Every kill must leave
+        // the old or the whole new content, and some must land inside the transaction.
+        // Every other kill is aimed: made within `aimedWindow` of the child's "restoring" line (kept
+        // the same way), so some land inside the transaction whatever the start-up costs.
         var window = duration * 1.3
+        var aimedWindow = duration
+        var landings = Landings(started: "restoring", finished: "restored")
         for round in 0..<killCount(40) {
             let target = 1 - current
             let child = try Child(
                 Built.stress, ["restore", path, directory.sub(["a", "b"][target] + ".tkdump")], in: directory)
             kills += 1
+            let aimed = round % 2 == 1
             guard
-                let now = try Self.killAndInspect(
-                    child, within: window, store: path, in: directory, round: round, what: "restore")
+                let (now, lines) = try Self.killAndInspect(
+                    child, within: aimed ? aimedWindow : window, aimed: aimed, landings: landings,
+                    store: path,
+                    in: directory, round: round, what: "restore")
             else { return }
-            window *= now == expected[target] ? 0.8 : 1.5
+            if aimed {
+                aimedWindow *= now == expected[target] ? 0.8 : 1.5
+            } else {
+                window *= now == expected[target] ? 0.8 : 1.5
+            }
+            if !landings.tally(lines, committed: now == expected[target]) {
+                Issue.record(
+                    "round \(round): printed \(lines) but left the \(now == expected[target] ? "new" : "old") content"
+                )
+            }
             if now == expected[target] {
                 current = target
                 completed += 1
@@ -117,8 +172,11 @@ struct AllOrNothingCrashTests {
         #expect(
             try Self.contents(path) == expected[target], "a kill after the commit keeps the whole restore")
         report(
-            "restore crash (one restore takes \(duration) s): \(kills) kills survived, \(completed) restores had committed whole, the rest left nothing"
+            "restore crash (one restore takes \(duration) s): \(kills) kills survived, \(completed) restores had committed whole, the rest left nothing; kills landed \(landings)"
         )
+        // A test whose kills all land before or after the transaction proves nothing about it.
+        #expect(
+            landings.insideRolledBack > 0 || kills < 10, "no kill landed inside the transaction: \(landings)")
     }
 
     @Test func aSyncApplyKilledAtAnyInstantAppliesAllOrNothing() throws {
@@ -144,7 +202,9 @@ struct AllOrNothingCrashTests {
         #expect(try Self.contents(timed) == after)
 
         var (kills, completed) = (0, 0)
-        var window = duration * 1.3  // adapts as in the restore test
+        var window = duration * 1.3  // both adapt as in the restore test
+        var aimedWindow = duration
+        var landings = Landings(started: "applying", finished: "applied")
         for round in 0..<killCount(40) {
             let path = directory.sub("work-\(round)")
             try FileManager.default.copyItem(atPath: pristine, toPath: path)
@@ -152,11 +212,22 @@ struct AllOrNothingCrashTests {
             let child = try Child(
                 Built.stress, ["apply", path, directory.sub("reply.tksync")], in: directory)
             kills += 1
+            let aimed = round % 2 == 1
             guard
-                let now = try Self.killAndInspect(
-                    child, within: window, store: path, in: directory, round: round, what: "apply")
+                let (now, lines) = try Self.killAndInspect(
+                    child, within: aimed ? aimedWindow : window, aimed: aimed, landings: landings,
+                    store: path,
+                    in: directory, round: round, what: "apply")
             else { return }
-            window *= now == after ? 0.8 : 1.5
+            if aimed {
+                aimedWindow *= now == after ? 0.8 : 1.5
+            } else {
+                window *= now == after ? 0.8 : 1.5
+            }
+            if !landings.tally(lines, committed: now == after) {
+                Issue.record(
+                    "round \(round): printed \(lines) but left the \(now == after ? "new" : "old") content")
+            }
             if now == after {
                 completed += 1
             } else if now != before {
@@ -175,7 +246,9 @@ struct AllOrNothingCrashTests {
         late.kill()
         #expect(try Self.contents(path) == after, "a kill after the commit keeps the whole apply")
         report(
-            "sync apply crash (one apply takes \(duration) s): \(kills) kills survived, \(completed) applies had committed whole, the rest left nothing"
+            "sync apply crash (one apply takes \(duration) s): \(kills) kills survived, \(completed) applies had committed whole, the rest left nothing; kills landed \(landings)"
         )
+        #expect(
+            landings.insideRolledBack > 0 || kills < 10, "no kill landed inside the transaction: \(landings)")
     }
 }

@@ -155,6 +155,14 @@ import Testing
         }
     }
 
+    /// What applying a delta did, as a sentence.
+    func outcome(_ result: Result<[DocumentKey], any Error>) -> String {
+        switch result {
+        case .success(let changed): "applied, \(changed.count) documents changed"
+        case .failure(let error): "refused: \(error)"
+        }
+    }
+
     @Test(arguments: 0..<12) func oneDeltaAppliedAtOnceEqualsItAppliedSectionBySection(seed: Int) throws {
         let directory = TemporaryDirectory()
         var random = SplitMix64(seed: UInt64(seed) &+ 0xA991)
@@ -198,6 +206,40 @@ import Testing
             #expect(try copies[0].verify().isSound, "seed \(seed)")
         case .failure:
             #expect(refusedSections > 0, "seed \(seed)")
+        }
+        if seed % 4 == 1 {
+            try expectTheWalkAgrees(
+                seed: seed, delta: delta, receiver: receiver, ranged: copies[0],
+                rangedOutcome: outcome(atOnce),
+                in: directory)
+        }
+    }
+
+    /// Shuffled, both sides above read a range per section; the same sections in profile order,
+    /// applied at once to another copy of the receiver, take the one walk of `versions`
+    /// (`readVectors`' rule: sorted, and 16 profiles or more per record), so the two read paths
+    /// meet on one delta: same refusal, or same documents and vectors.
+    func expectTheWalkAgrees(
+        seed: Int, delta: StoreDelta, receiver: TabKeepStore, ranged: TabKeepStore, rangedOutcome: String,
+        in directory: TemporaryDirectory
+    ) throws {
+        let walked = try directory.store("walked\(seed)")
+        try walked.apply(try receiver.delta(after: [:], includeUnchanged: true))
+        var inOrder = delta
+        inOrder.profiles.sort { $0.profile < $1.profile }
+        let records = try walked.environment.read { txn in try txn.count(walked.versions) }
+        #expect(
+            inOrder.profiles != delta.profiles && inOrder.profiles.count * 16 >= records,
+            "seed \(seed): \(inOrder.profiles.count) sections, \(records) records: not the two paths")
+        let before = try recordChecksum(walked)
+        let walkedOutcome = outcome(Result { try walked.apply(inOrder) })
+        #expect(walkedOutcome == rangedOutcome, "seed \(seed): walked and ranged differ")
+        if rangedOutcome.hasPrefix("applied") {
+            #expect(
+                try documentBytes(walked) == documentBytes(ranged), "seed \(seed): walked and ranged differ")
+            #expect(try walked.versionVectors() == ranged.versionVectors(), "seed \(seed)")
+        } else {
+            #expect(try recordChecksum(walked) == before, "seed \(seed): a refused delta changed the store")
         }
     }
 }

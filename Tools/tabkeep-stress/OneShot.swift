@@ -6,19 +6,25 @@ import TabKeepSync
 
 /// The modes that do one thing and exit: the parent kills them part-way or checks what they say.
 enum OneShot {
-    /// `restore`: restores a dump (replace) in one transaction.
+    /// `restore`: restores a dump (replace) in one transaction; prints `restoring` just before
+    /// the call and `restored N` once it returned.
     static func restore(store: String, dump: String) throws -> Int32 {
         let store = try TabKeepStore(path: store)
+        // The parent tells a kill inside the call (and its transaction) from one before or after it.
+        Line.out("restoring")
         let (summary, _) = try store.restore(fromDumpAt: dump, mode: .replace)
         Line.out("restored \(summary.documents)")
         return 0
     }
 
-    /// `apply`: decodes a sync message and applies it in one transaction, as a session would.
+    /// `apply`: decodes a sync message and applies it in one transaction, as a session would;
+    /// prints `applying` just before the call and `applied N` once it returned.
     static func apply(store: String, message: String) throws -> Int32 {
         let store = try TabKeepStore(path: store)
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: message)))
-        let receipt = try SyncSession(store: store).receive(SyncMessage(decoding: bytes))
+        let message = try SyncMessage(decoding: bytes)
+        Line.out("applying")  // as "restoring" above
+        let receipt = try SyncSession(store: store).receive(message)
         Line.out("applied \(receipt.changed.count)")
         return 0
     }
