@@ -50,15 +50,13 @@ struct SyncMaxDriftTests {
         let directory = try TemporaryDirectory()
         let (store, folder) = try storeAndFolder(directory)
         let name = try writeFileFromTheFuture(ahead: 120_000, in: folder)
-        withKnownIssue("tabkeep sync has no --max-drift flag: it is refused as an unknown flag") {
-            let tight = try Tool.run(["sync", store, "--folder", folder, "--max-drift", "30s"])
-            #expect(tight.status == 0, "\(tight.stderr)")
-            #expect(
-                tight.stderr.hasPrefix(
-                    "tabkeep: warning: skipped \(name): sync message refused: entries are stamped")
-                    && tight.stderr.contains("(the limit is 30000 ms)"), "\(tight.stderr)")
-            #expect(try !holdsTheFutureProfile(store))
-        }
+        let tight = try Tool.run(["sync", store, "--folder", folder, "--max-drift", "30s"])
+        #expect(tight.status == 0, "\(tight.stderr)")
+        #expect(
+            tight.stderr.hasPrefix(
+                "tabkeep: warning: skipped \(name): sync message refused: entries are stamped")
+                && tight.stderr.contains("(the limit is 30000 ms)"), "\(tight.stderr)")
+        #expect(try !holdsTheFutureProfile(store))
         // Two minutes ahead is within the default five.
         let byDefault = try Tool.run(["sync", store, "--folder", folder])
         #expect(byDefault.status == 0 && byDefault.stderr.isEmpty, "\(byDefault.stderr)")
@@ -77,12 +75,10 @@ struct SyncMaxDriftTests {
                 "tabkeep: warning: skipped \(name): sync message refused: entries are stamped")
                 && byDefault.stderr.contains("(the limit is 300000 ms)"), "\(byDefault.stderr)")
         #expect(try !holdsTheFutureProfile(store))
-        withKnownIssue("tabkeep sync has no --max-drift flag: it is refused as an unknown flag") {
-            let loose = try Tool.run(["sync", store, "--folder", folder, "--max-drift", "2h"])
-            #expect(loose.status == 0 && loose.stderr.isEmpty, "\(loose.stderr)")
-            #expect(loose.stdout.contains("applied \(name) from replica \(Self.device): 1 documents changed"))
-            #expect(try holdsTheFutureProfile(store))
-        }
+        let loose = try Tool.run(["sync", store, "--folder", folder, "--max-drift", "2h"])
+        #expect(loose.status == 0 && loose.stderr.isEmpty, "\(loose.stderr)")
+        #expect(loose.stdout.contains("applied \(name) from replica \(Self.device): 1 documents changed"))
+        #expect(try holdsTheFutureProfile(store))
     }
 
     @Test func aBadMaxDriftIsAUsageErrorThatNamesTheValue() throws {
@@ -93,12 +89,10 @@ struct SyncMaxDriftTests {
         for value in ["soon", "-5m", "10d", ""] {
             let bad = try Tool.run(["sync", store, "--folder", folder, "--max-drift", value])
             #expect(bad.status == 2, "\(value): \(bad.stderr)")
-            withKnownIssue("tabkeep sync has no --max-drift flag: it is refused as an unknown flag") {
-                // Exit 2 alone is what an unknown flag gives too: the message must be about the value.
-                #expect(
-                    bad.stderr.hasPrefix("tabkeep: error: --max-drift: \"\(value)\" is not a duration"),
-                    "\(value): \(bad.stderr)")
-            }
+            // Exit 2 alone is what an unknown flag gives too: the message must be about the value.
+            #expect(
+                bad.stderr.hasPrefix("tabkeep: error: --max-drift: \"\(value)\" is not a duration"),
+                "\(value): \(bad.stderr)")
             #expect(bad.stdout.isEmpty, "\(value): nothing ran")
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: store + "/data.mdb")) == bytes)

@@ -8,7 +8,8 @@ import TabKeepSync
 /// (`sync(_:_:profiles:maxDrift:)`), `--folder` its `FolderTransport`. The tool adds only checks and words.
 enum SyncCommand {
     static let spec = CommandSpec(
-        name: "sync", usage: "STORE (--peer OTHER_STORE | --folder DIR) [--profile P]...",
+        name: "sync",
+        usage: "STORE (--peer OTHER_STORE | --folder DIR) [--profile P]... [--max-drift DURATION]",
         summary: "Exchange edits with another store, both ways, or through a shared folder.",
         details: """
             --peer OTHER_STORE: the two stores exchange sync messages: each receives exactly the
@@ -21,8 +22,9 @@ enum SyncCommand {
             or corrupt file, a symlink) is skipped with "tabkeep: warning: skipped FILE: reason" on
             stderr and tried again next time; skipped files do not make the sync fail: the exit
             status is 0 whenever the sync ran, 1 only when this store or its own file failed.
-            Either way, entries stamped more than 5 minutes ahead of this machine's clock are
-            refused and nothing of that message is applied, and a version vector that claims more
+            Either way, entries stamped more than --max-drift ahead of this machine's clock
+            (default 5m; 90s, 10m, 2h, or seconds) are refused and nothing of that message is
+            applied, and a version vector that claims more
             than its store holds is dropped and repaired (that profile is exchanged in full),
             with "tabkeep: warning: repaired a bad version vector: ..." on stderr.
             --profile P (repeatable) scopes the sync to those profiles: nothing of any other
@@ -37,6 +39,7 @@ enum SyncCommand {
         flags: [
             FlagSpec(name: "peer", value: "OTHER_STORE"), FlagSpec(name: "folder", value: "DIR"),
             FlagSpec(name: "profile", value: "P", repeatable: true),
+            FlagSpec(name: "max-drift", value: "DURATION"),
         ],
         run: run)
 
@@ -46,6 +49,7 @@ enum SyncCommand {
         guard (peer == nil) != (folder == nil) else {
             throw UsageError(message: "give exactly one of --peer and --folder")
         }
+        let maxDrift = try arguments.value("max-drift").map(Values.duration) ?? .seconds(300)
         var profiles: Set<ProfileID>?
         if arguments.has("profile") {
             profiles = Set(
@@ -53,7 +57,7 @@ enum SyncCommand {
         }
         let store = try Stores.existing(arguments.positionals[0])
         if let folder {
-            return try syncThroughFolder(store, folder, profiles: profiles)
+            return try syncThroughFolder(store, folder, profiles: profiles, maxDrift: maxDrift)
         }
         let other = try Stores.existing(peer!)
         let here = URL(fileURLWithPath: arguments.positionals[0]).resolvingSymlinksInPath().path
@@ -64,7 +68,7 @@ enum SyncCommand {
                 message: "both stores have replica id \(store.replicaID): one is a backup copy of the other; "
                     + "restore a dump into a new store instead")
         }
-        let report = try TabKeepSync.sync(store, other, profiles: profiles)
+        let report = try TabKeepSync.sync(store, other, profiles: profiles, maxDrift: maxDrift)
         for claim in report.overClaims { Output.warning("repaired a bad version vector: \(claim)") }
         print(
             "sent \(report.documentsToSecond) documents (\(report.changedInSecond.count) changed there), "
@@ -74,10 +78,11 @@ enum SyncCommand {
     }
 
     /// One `FolderTransport` sync: applied files on stdout, skipped ones as warnings.
-    static func syncThroughFolder(_ store: TabKeepStore, _ folder: String, profiles: Set<ProfileID>?) throws
-        -> Int32
-    {
-        let report = try FolderTransport(path: folder, store: store, profiles: profiles).sync()
+    static func syncThroughFolder(
+        _ store: TabKeepStore, _ folder: String, profiles: Set<ProfileID>?, maxDrift: Duration
+    ) throws -> Int32 {
+        let report = try FolderTransport(path: folder, store: store, profiles: profiles, maxDrift: maxDrift)
+            .sync()
         for file in report.applied {
             print("applied \(file.name) from replica \(file.sender): \(file.changed.count) documents changed")
         }
