@@ -44,23 +44,45 @@ final class TransactionLock: @unchecked Sendable {
     deinit { close(descriptor) }
 
     /// Holds the shared side, for a read transaction.
+    ///
+    /// The first of this process's readers takes both bytes shared in one call (it waits while a
+    /// writer of any process holds the turnstile or the lock) and lets go of the turnstile at once:
+    /// three system calls a read. A reader joining others of this process only passes through the
+    /// turnstile, outside `readers`, since a writer waiting there may be waiting for those others.
     func lockShared() throws(LMDBError) {
         threads.lockShared()
-        do throws(LMDBError) {
-            // Waits while a writer of any process holds the turnstile; never with `readers` held,
-            // since the writer may be waiting for this process's other readers to finish.
-            try setLock(Int16(F_RDLCK), Self.turnstileByte)
+        var passedTurnstile = false
+        while true {
             readers.lock()
-            defer { readers.unlock() }
-            // With the turnstile held shared no writer holds byte 0, so this does not wait.
-            if readerCount == 0 { try setLock(Int16(F_RDLCK), Self.lockByte) }
-            readerCount += 1
-        } catch {
+            if readerCount == 0 {
+                // No reader of this process holds byte 0, so no writer waits for this one.
+                do throws(LMDBError) {
+                    try setLock(Int16(F_RDLCK), Self.lockByte, length: 2)
+                } catch {
+                    readers.unlock()
+                    threads.unlock()
+                    throw error
+                }
+                readerCount = 1
+                readers.unlock()
+                try? setLock(Int16(F_UNLCK), Self.turnstileByte)
+                return
+            }
+            if passedTurnstile {
+                readerCount += 1
+                readers.unlock()
+                return
+            }
+            readers.unlock()
+            do throws(LMDBError) {
+                try setLock(Int16(F_RDLCK), Self.turnstileByte)
+            } catch {
+                threads.unlock()
+                throw error
+            }
             try? setLock(Int16(F_UNLCK), Self.turnstileByte)
-            threads.unlock()
-            throw error
+            passedTurnstile = true
         }
-        try? setLock(Int16(F_UNLCK), Self.turnstileByte)
     }
 
     /// Lets go of the shared side.

@@ -12,7 +12,7 @@ public struct FolderSyncReport: Hashable, Sendable {
     public var documentsWritten = 0
     /// Bytes of the file written.
     public var bytesWritten = 0
-    /// The bad claims other replicas' files showed, dropped and repaired (see ``OverClaim``).
+    /// The bad claims other replicas' files showed, dropped and repaired (see `OverClaim` (TabKeep)).
     public var overClaims: [OverClaim] = []
 
     /// A report of a sync that wrote `written` and has read nothing yet.

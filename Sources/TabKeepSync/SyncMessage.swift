@@ -22,7 +22,7 @@ public import TabKeep
 ///
 /// A profile is the unit of replication: each section carries that profile's own vector, the
 /// base its documents are a delta past, and a digest of the sender's documents of the profile,
-/// so equal vectors over different documents are found (see ``OverClaim``). Format 2 is format
+/// so equal vectors over different documents are found (see `OverClaim` (TabKeep)). Format 2 is format
 /// 3 without the digest and is still read (its sections have no digest). Decoding refuses
 /// format 1 (with a message naming it), a newer format, a checksum mismatch, counts or lengths
 /// past their caps or past the bytes left, invalid ids, profiles or bars out of order, entries

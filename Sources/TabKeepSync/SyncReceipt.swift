@@ -6,7 +6,7 @@ public struct SyncReceipt: Hashable, Sendable {
     public var changed: [DocumentKey]
     /// The final message to send back (after a reply), or nil (after a final message).
     public var reply: SyncMessage?
-    /// The bad claims the message showed, dropped and repaired (see ``OverClaim``).
+    /// The bad claims the message showed, dropped and repaired (see `OverClaim` (TabKeep)).
     public var overClaims: [OverClaim]
 
     /// A receipt of `changed` documents, an optional message to send back and the bad claims found.

@@ -12,7 +12,7 @@ public struct SyncReport: Hashable, Sendable {
     public var documentsToSecond: Int
     /// Encoded bytes of the three messages together.
     public var bytesExchanged: Int
-    /// The bad claims found by either store, dropped and repaired (see ``OverClaim``).
+    /// The bad claims found by either store, dropped and repaired (see `OverClaim` (TabKeep)).
     public var overClaims: [OverClaim] = []
 
     /// A report with every figure given.

@@ -54,7 +54,7 @@ public struct SyncSession: Sendable {
     ///
     /// A profile whose request vector claims this replica past what it has issued, or equals
     /// this store's over different documents, or whose requester this store claims past what the
-    /// requester says it has issued, goes whole (see ``OverClaim``).
+    /// requester says it has issued, goes whole (see `OverClaim` (TabKeep)).
     public func respond(to request: SyncMessage) throws(SyncError) -> SyncMessage {
         var ignored: [OverClaim] = []
         return try respond(to: request, reporting: &ignored)
@@ -140,7 +140,7 @@ public struct SyncSession: Sendable {
     }
 
     /// Applies a message's sections within this side's scope, once each base is known to be
-    /// covered, checking each section's vector against this store's (see ``OverClaim``).
+    /// covered, checking each section's vector against this store's (see `OverClaim` (TabKeep)).
     func apply(_ message: SyncMessage) throws(SyncError) -> DeltaApplication {
         guard message.sender != store.replicaID else { throw .fromThisReplica(message.sender) }
         let sections = message.sections.filter { scope.contains($0.profile) }
