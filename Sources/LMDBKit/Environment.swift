@@ -594,6 +594,10 @@ public final class Environment: @unchecked Sendable {
         return try value(txn, database: name, key: key)
     }
 
+    /// The version of the LMDB library LMDBKit runs on, as `mdb_version` gives it
+    /// (for example "LMDB 0.9.31: (July 10, 2023)"). Wraps `mdb_version`.
+    public static var libraryVersion: String { String(cString: mdb_version(nil, nil, nil)) }
+
     /// Whether `path` is open in this process right now.
     public static func isOpen(path: String) -> Bool {
         guard let resolved = realpath(path, nil) else { return false }

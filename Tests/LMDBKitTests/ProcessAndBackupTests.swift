@@ -45,9 +45,12 @@ struct ProcessAndBackupTests {
         #expect(throws: LMDBError.self) { try env.backup(to: target) }
     }
 
-    @Test func aSecondProcessSeesTheFirstOnesCommits() throws {
+    // lmdb mode: mdb_dump reads beside this process through LMDB's own locks.
+    @Test(.enabled(if: lmdbUtilitiesShareOurLMDB, "mdb_dump runs on another LMDB build"))
+    func aSecondProcessSeesTheFirstOnesCommits() throws {
         let mdbDump = try #require(which("mdb_dump"), "mdb_dump from lmdb-utils is needed")
-        let env = try Environment.open(path: directory.sub("env"), configuration: .init(databases: ["items"]))
+        let env = try Environment.open(
+            path: directory.sub("env"), configuration: .init(databases: ["items"], locking: .lmdb))
         let items = try env.database("items")
         for round in 0..<3 {
             try env.write { txn throws in try txn.put(items, key: "round\(round)".bytes, value: "seen".bytes)
@@ -82,10 +85,14 @@ struct ProcessAndBackupTests {
 struct MapResizeTests {
     let directory = TemporaryDirectory()
 
-    @Test func aMapGrownByAnotherProcessIsAdopted() throws {
+    // lmdb mode: mdb_load writes beside this process through LMDB's own locks (per-transaction
+    // mode: PerTransactionLockingTests, with an LMDBKit process).
+    @Test(.enabled(if: lmdbUtilitiesShareOurLMDB, "mdb_load runs on another LMDB build"))
+    func aMapGrownByAnotherProcessIsAdopted() throws {
         let mdbLoad = try #require(which("mdb_load"), "mdb_load from lmdb-utils is needed")
         let env = try Environment.open(
-            path: directory.sub("env"), configuration: .init(databases: ["items"], initialMapSize: 64 << 10))
+            path: directory.sub("env"),
+            configuration: .init(databases: ["items"], initialMapSize: 64 << 10, locking: .lmdb))
         let items = try env.database("items")
         try env.write { txn in try txn.put(items, key: "mine".bytes, value: [1]) }
         let before = try env.info().mapSize

@@ -1,4 +1,5 @@
 import Foundation
+import LMDBKit
 
 /// A fresh directory for one test, removed when the value goes away.
 final class TemporaryDirectory {
@@ -32,6 +33,18 @@ func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, 
     process.waitUntilExit()
     return (process.terminationStatus, String(decoding: data, as: UTF8.self))
 }
+
+/// Whether lmdb-utils on PATH (`mdb_load`, `mdb_dump`) run on the same LMDB as LMDBKit, so they
+/// can share a live environment's `lock.mdb` with it. Not so in the Apple manifest branch, where
+/// LMDBKit's LMDB is compiled from source and the tools are Debian's: the tests that run a tool
+/// beside an open environment are left out there.
+let lmdbUtilitiesShareOurLMDB: Bool = {
+    guard let stat = which("mdb_stat"), let (status, output) = try? run(stat, ["-V"]), status == 0 else {
+        return false
+    }
+    func release(_ version: String) -> Substring { version.prefix { $0 != ":" } }
+    return release(output) == release(Environment.libraryVersion)
+}()
 
 /// The path of a program on PATH, or nil.
 func which(_ name: String) -> String? {

@@ -60,6 +60,29 @@ struct PerTransactionLockingTests {
         )
     }
 
+    /// Another process grows the map past this one's: the next transaction here adopts it, in
+    /// per-transaction mode as in lmdb mode (LMDBKitTests' MapResizeTests, with mdb_load).
+    @Test func aMapGrownByAnotherProcessIsAdopted() throws {
+        let directory = TestDirectory()
+        let path = directory.sub("env")
+        let env = try Environment.open(
+            path: path,
+            configuration: Configuration(
+                databases: ["items"], initialMapSize: 64 << 10, locking: .perTransaction))
+        let items = try env.database("items")
+        try env.write { txn in try txn.put(items, key: Array("mine".utf8), value: [1]) }
+        let before = try env.info().mapSize
+        // 2,000 values of 64 bytes: more than a 64 KiB map holds.
+        let grown = try run(Built.stress, ["overwrite", path, "--commits", "1"], in: directory)
+        #expect(grown.status == 0, "\(grown.output)")
+        try env.read { txn throws in
+            #expect(try txn.get(items, key: Array("mine".utf8)) == [1])
+            #expect(try txn.get(items, key: Array("key-01999".utf8)) != nil)
+        }
+        #expect(try env.info().mapSize > before)
+        try env.write { txn in try txn.put(items, key: Array("after".utf8), value: [2]) }
+    }
+
     /// `/proc/locks` rows of this process on the files of the store at `path`.
     private func locksHeld(on path: String) -> [String] {
         let files = ["data.mdb", "lock.mdb", Environment.transactionLockFileName].compactMap {
