@@ -33,7 +33,7 @@ fi
 bash Tools/check-docs.sh
 
 # The decoders under libFuzzer, each for a bounded number of runs from the committed corpus.
-# New inputs go to a scratch directory, never into the corpus. Long runs: see README, "Fuzzing".
+# New inputs go to a scratch directory, never into the corpus. Long runs: see Docs/Guarantees.md, "Fuzzing".
 if [ "$(uname -s)" = Linux ]; then
     swift build --product tabkeep-fuzz --build-path .build-fuzz -Xswiftc -sanitize=fuzzer -Xswiftc -DFUZZING
     scratch=$(mktemp -d)

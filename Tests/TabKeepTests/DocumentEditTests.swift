@@ -79,7 +79,7 @@ struct DocumentEditTests {
 
     /// The worst pattern for fractional keys: three keyed tabs in one gap, and each move takes an
     /// outer one, alternately the left and the right, into the middle, so every new key lies between
-    /// the two newest and the room left halves each time. The README promises at most a bit of key
+    /// the two newest and the room left halves each time. Docs/Merging.md promises at most a bit of key
     /// per such squeeze: a thousand cost at most 125 bytes (plus one for rounding) past the first
     /// key, with one entry written per move and no re-space.
     /// The gap follows `anchor`; its id sets the gap's tag, the first byte after every key's middle.

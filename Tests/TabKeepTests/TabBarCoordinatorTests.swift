@@ -369,7 +369,7 @@ struct TabBarCoordinatorTests {
         try await launch.coordinator.flush()
     }
 
-    // MARK: The README walkthrough ("Keeping a user's tab bar")
+    // MARK: The walkthrough of Docs/Guide.md ("Keeping a user's tab bar")
 
     @Test func theReadmeWalkthroughOfASevenTabAppHolds() async throws {
         let temporary = try TemporaryStore()

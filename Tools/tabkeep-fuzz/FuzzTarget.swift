@@ -1,4 +1,4 @@
-// tabkeep-fuzz: fuzz targets for the three decoders that take outside bytes (see README.md, "Fuzzing").
+// tabkeep-fuzz: fuzz targets for the three decoders that take outside bytes (see Docs/Guarantees.md, "Fuzzing").
 
 import Foundation
 import TabKeep
