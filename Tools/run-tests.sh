@@ -32,6 +32,10 @@ fi
 # The documentation of every public target converts with DocC without a warning.
 bash Tools/check-docs.sh
 
+# The house style's formatting (the committed .swift-format), warnings fail the run.
+echo "format: swift format lint --strict -r Sources Tests Tools"
+swift format lint --strict -r Sources Tests Tools
+
 # The decoders under libFuzzer, each for a bounded number of runs from the committed corpus.
 # New inputs go to a scratch directory, never into the corpus. Long runs: see Docs/Guarantees.md, "Fuzzing".
 if [ "$(uname -s)" = Linux ]; then
