@@ -46,15 +46,18 @@ enum RestoreCommand {
         guard FileManager.default.fileExists(atPath: input) else {
             throw ToolError(message: "no file at \(input)")
         }
-        // Check before the store is created, so a bad dump leaves no empty store behind.
-        _ = try DumpReader.check(path: input, maxDrift: maxDrift)
         let path = arguments.positionals[0]
-        if dryRun && !FileManager.default.fileExists(atPath: path + "/data.mdb") {
-            let summary = try DumpReader.check(path: input)
-            print(
-                "dry run: would add \(summary.documents) documents and \(summary.catalogs.count) catalogs to a new store"
-            )
-            return 0
+        // A store that does not exist yet is created only for a dump that checks whole, so a bad
+        // dump leaves no empty store behind. An existing store needs no check first: the restore
+        // reads the dump once inside its transaction and aborts it at the first problem.
+        if !FileManager.default.fileExists(atPath: path + "/data.mdb") {
+            let summary = try DumpReader.check(path: input, maxDrift: maxDrift)
+            if dryRun {
+                print(
+                    "dry run: would add \(summary.documents) documents and \(summary.catalogs.count) catalogs to a new store"
+                )
+                return 0
+            }
         }
         let store = try Stores.creating(path, locking: locking)
         let showProgress = Output.stderrIsTerminal
