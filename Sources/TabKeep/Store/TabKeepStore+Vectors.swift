@@ -7,11 +7,7 @@ extension TabKeepStore {
     package func versionVectorList(_ scope: ProfileScope = .all) throws(TabKeepError) -> [(
         profile: ProfileID, vector: VersionVector
     )] {
-        do {
-            return try environment.read { txn in try readVectorList(txn, scope) }
-        } catch {
-            throw TabKeepError.wrap(error)
-        }
+        return try read { txn in try readVectorList(txn, scope) }
     }
 
     /// The vector of each profile in `scope` that this store holds anything of, in profile order

@@ -520,30 +520,22 @@ public final class TabKeepStore: Sendable {
         -> Layout
     {
         let key = DocumentKey(profile: profile, bar: bar)
-        do {
-            return try environment.read { txn in
-                let resolvedCatalog = try catalog ?? registeredCatalog(txn, bar: bar)
-                return try key.withBytes { keyBytes in
-                    try txn.withValue(documents, rawKey: keyBytes) { bytes throws(TabKeepError) -> Layout in
-                        guard let bytes else { return TabBarDocument().layout(catalog: resolvedCatalog) }
-                        return try LayoutDecoder.layout(
-                            storedBytes: bytes, key: key, catalog: resolvedCatalog)
-                    }
+        return try read { txn in
+            let resolvedCatalog = try catalog ?? registeredCatalog(txn, bar: bar)
+            return try key.withBytes { keyBytes in
+                try txn.withValue(documents, rawKey: keyBytes) { bytes throws(TabKeepError) -> Layout in
+                    guard let bytes else { return TabBarDocument().layout(catalog: resolvedCatalog) }
+                    return try LayoutDecoder.layout(
+                        storedBytes: bytes, key: key, catalog: resolvedCatalog)
                 }
             }
-        } catch {
-            throw TabKeepError.wrap(error)
         }
     }
 
     /// The stored document of `profile`'s `bar` (all its entries), or nil if none.
     public func document(_ profile: ProfileID, bar: BarID = .main) throws(TabKeepError) -> TabBarDocument? {
         let key = DocumentKey(profile: profile, bar: bar)
-        do {
-            return try environment.read { txn in try loadDocument(txn, key) }
-        } catch {
-            throw TabKeepError.wrap(error)
-        }
+        return try read { txn in try loadDocument(txn, key) }
     }
 
     /// Every profile with at least one bar that holds something, in key order.
@@ -562,11 +554,7 @@ public final class TabKeepStore: Sendable {
 
     /// The keys of documents that hold entries (an erased bar keeps only its clear, and is left out).
     func documentKeys(prefix: [UInt8] = []) throws(TabKeepError) -> [DocumentKey] {
-        do {
-            return try environment.read { txn in try documentKeys(txn, prefix: prefix) }
-        } catch {
-            throw TabKeepError.wrap(error)
-        }
+        return try read { txn in try documentKeys(txn, prefix: prefix) }
     }
 
     /// The keys of documents that hold entries, as `txn` sees them.
@@ -594,42 +582,30 @@ public final class TabKeepStore: Sendable {
 
     /// Registers `catalog` as the app's current catalog for `bar`, so tools resolve layouts without the app.
     public func registerCatalog(_ catalog: Catalog, for bar: BarID = .main) throws(TabKeepError) {
-        do {
-            try environment.write { txn in
-                try txn.put(catalogsDatabase, key: Array(bar.rawValue.utf8), value: catalog.encoded())
-            }
-        } catch {
-            throw TabKeepError.wrap(error)
+        try write { txn in
+            try txn.put(catalogsDatabase, key: Array(bar.rawValue.utf8), value: catalog.encoded())
         }
     }
 
     /// The catalog last registered for `bar`, or nil.
     public func catalog(for bar: BarID = .main) throws(TabKeepError) -> Catalog? {
-        do {
-            return try environment.read { txn in try storedCatalogIfAny(txn, bar: bar) }
-        } catch {
-            throw TabKeepError.wrap(error)
-        }
+        return try read { txn in try storedCatalogIfAny(txn, bar: bar) }
     }
 
     /// Every registered catalog, by bar, in key order.
     public func catalogs() throws(TabKeepError) -> [(bar: BarID, catalog: Catalog)] {
-        do {
-            return try environment.read { txn in
-                var result: [(bar: BarID, catalog: Catalog)] = []
-                try txn.forEach(catalogsDatabase) { key, value in
-                    let bar = try BarID(String(decoding: key, as: UTF8.self))
-                    do throws(DocumentDecodingError) {
-                        result.append((bar, try Catalog(decoding: value)))
-                    } catch {
-                        throw TabKeepError.corruptCatalog(bar, error)
-                    }
-                    return true
+        return try read { txn in
+            var result: [(bar: BarID, catalog: Catalog)] = []
+            try txn.forEach(catalogsDatabase) { key, value in
+                let bar = try BarID(String(decoding: key, as: UTF8.self))
+                do throws(DocumentDecodingError) {
+                    result.append((bar, try Catalog(decoding: value)))
+                } catch {
+                    throw TabKeepError.corruptCatalog(bar, error)
                 }
-                return result
+                return true
             }
-        } catch {
-            throw TabKeepError.wrap(error)
+            return result
         }
     }
 
@@ -665,11 +641,7 @@ public final class TabKeepStore: Sendable {
     public func versionVectors(_ scope: ProfileScope = .all) throws(TabKeepError) -> [ProfileID:
         VersionVector]
     {
-        do {
-            return try environment.read { txn in try readVectors(txn, scope) }
-        } catch {
-            throw TabKeepError.wrap(error)
-        }
+        return try read { txn in try readVectors(txn, scope) }
     }
 
     /// `profile`'s version vector: for each replica, the highest sequence of it in this profile that
