@@ -122,7 +122,7 @@ extension TabKeepStore {
             var rows = 0
             var sections: [ProfileDelta] = []
             var findings: [OverClaim] = []
-            let mine = try readVectorList(txn, scope)
+            let mine = try readVectorsInOrder(txn, in: scope)
             var mineIndex = 0
             var peerIndex = 0
             let empty = VersionVector()
@@ -202,7 +202,7 @@ extension TabKeepStore {
         profile: ProfileID, vector: VersionVector, digest: UInt32
     )] {
         return try read { txn in
-            try readVectorList(txn, scope).map {
+            try readVectorsInOrder(txn, in: scope).map {
                 ($0.profile, $0.vector, try documentDigest(txn, $0.profile))
             }
         }
