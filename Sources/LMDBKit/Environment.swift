@@ -42,7 +42,8 @@ public final class Environment: @unchecked Sendable {
     var openHandle: OpaquePointer?
     /// How many times the `MDB_env` has been opened: 1, plus one for every reopen after
     /// ``suspend()``. Written with `gate` held exclusive, so stable inside any transaction.
-    public internal(set) var openings = 1
+    /// For this package's tests (a reopen is otherwise invisible), not API.
+    package internal(set) var openings = 1
     /// The open `MDB_env*`; valid only inside a call that holds `gate` shared (see `enter()`).
     var handle: OpaquePointer { openHandle! }
     /// Held shared by every call that reaches LMDB, exclusive by suspend and close: they wait for
@@ -252,8 +253,8 @@ public final class Environment: @unchecked Sendable {
     /// (for example "LMDB 0.9.31: (July 10, 2023)"). Wraps `mdb_version`.
     public static var libraryVersion: String { String(cString: mdb_version(nil, nil, nil)) }
 
-    /// Whether `path` is open in this process right now.
-    public static func isOpen(path: String) -> Bool {
+    /// Whether `path` is open in this process right now: for this package's tests, not API.
+    package static func isOpen(path: String) -> Bool {
         guard let resolved = realpath(path, nil) else { return false }
         defer { free(resolved) }
         return registry.isOpen(String(cString: resolved))

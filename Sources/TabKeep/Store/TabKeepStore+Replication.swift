@@ -5,20 +5,37 @@ public struct StoreDelta: Hashable, Sendable {
     /// One section per profile, in profile order.
     public var profiles: [ProfileDelta]
     /// Rows read to build the delta (dots scanned plus documents loaded): it grows with the
-    /// change, not with the store.
-    public var rowsVisited: Int
+    /// change, not with the store. A measurement for this package's tests, not part of the
+    /// delta: equality and hashing leave it out.
+    package var rowsVisited: Int
     /// The bad claims found in the peer's vectors while the delta was cut for a sync (see
     /// ``OverClaim``); each of those profiles goes whole.
     public var overClaims: [OverClaim] = []
 
     /// A delta of `profiles`.
-    public init(profiles: [ProfileDelta], rowsVisited: Int = 0) {
+    public init(profiles: [ProfileDelta]) {
+        self.init(profiles: profiles, rowsVisited: 0)
+    }
+
+    /// A delta of `profiles` that took `rowsVisited` rows to build.
+    package init(profiles: [ProfileDelta], rowsVisited: Int) {
         self.profiles = profiles
         self.rowsVisited = rowsVisited
     }
 
     /// Every document of every section.
     public var documents: [DocumentDelta] { profiles.flatMap(\.documents) }
+
+    /// Whether two deltas carry the same sections and findings (however many rows each took).
+    public static func == (lhs: StoreDelta, rhs: StoreDelta) -> Bool {
+        lhs.profiles == rhs.profiles && lhs.overClaims == rhs.overClaims
+    }
+
+    /// Hashes the sections and findings, as ``==(_:_:)`` compares them.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(profiles)
+        hasher.combine(overClaims)
+    }
 }
 
 /// One profile's part of a ``StoreDelta``.
