@@ -4,7 +4,7 @@ extension TabBarDocument {
     /// Order-dependent edits resolve against `catalog`. The replica's clock first observes the
     /// document's newest stamp, so the edit beats everything this replica has seen. On error neither
     /// the document nor the replica changes.
-    public mutating func apply(_ edit: TabBarEdit, catalog: Catalog, by replica: inout Replica)
+    package mutating func apply(_ edit: TabBarEdit, catalog: Catalog, by replica: inout Replica)
         throws(EditError)
     {
         var writer = replica
