@@ -42,7 +42,7 @@ struct ResolvedBar {
         var winners: [Entry.Key: Entry] = [:]
         let renaming = !catalog.renames.isEmpty
         var cursor = CatalogCursor(catalog: catalog)
-        func index(of tab: TabID, kind: UInt8) -> Int? {
+        func index(of tab: TabID, kind: EntryKind) -> Int? {
             renaming ? catalog.indexByTab[tab] : cursor.index(of: tab, kind: kind)
         }
         for entry in document.storage where entry.value != .removed {
@@ -55,13 +55,13 @@ struct ResolvedBar {
             }
             switch (key, entry.value) {
             case (.position(let tab), .position(let legacy)):
-                if let index = index(of: tab, kind: 0) { states[index].position = .legacy(legacy) }
+                if let index = index(of: tab, kind: .position) { states[index].position = .legacy(legacy) }
             case (.position(let tab), .place(let place)):
-                if let index = index(of: tab, kind: 0) { states[index].position = .place(place) }
+                if let index = index(of: tab, kind: .position) { states[index].position = .place(place) }
             case (.customizable(let tab), .flag(let flag)):
-                if let index = index(of: tab, kind: 1) { states[index].customizable = flag }
+                if let index = index(of: tab, kind: .customizable) { states[index].customizable = flag }
             case (.hidden(let tab), .flag(let flag)):
-                if let index = index(of: tab, kind: 2) { states[index].hidden = flag }
+                if let index = index(of: tab, kind: .hidden) { states[index].hidden = flag }
             case (.selection, .selection(let selection)):
                 storedSelection = selection
             case (.badgeText(let tab), .text(let text)):
@@ -377,7 +377,7 @@ struct OrderItem: Equatable {
 /// the ids ever go backwards).
 private struct CatalogCursor {
     let catalog: Catalog
-    var kind = UInt8.max
+    var kind: EntryKind?
     var next = 0
     var previous: TabID?
 
@@ -385,7 +385,7 @@ private struct CatalogCursor {
         self.catalog = catalog
     }
 
-    mutating func index(of tab: TabID, kind: UInt8) -> Int? {
+    mutating func index(of tab: TabID, kind: EntryKind) -> Int? {
         if kind != self.kind || previous.map({ !($0 < tab) }) ?? false {
             self.kind = kind
             next = 0
