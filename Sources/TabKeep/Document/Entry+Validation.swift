@@ -36,7 +36,7 @@ extension Entry {
         case (.cleared, _): return "a clear holds a context"
         case (_, .removed): return nil
         case (.position, .position(let key)):
-            return FractionalKey.isValidLegacy(key) ? nil : DocumentRefusal.invalidPositionKey
+            return FractionalKey.isValidFirstFormat(key) ? nil : DocumentRefusal.invalidPositionKey
         case (.position, .place(let place)):
             if !FractionalKey.isValid(place.key) { return DocumentRefusal.invalidPositionKey }
             if checkingIdentifiers {

@@ -123,7 +123,7 @@ struct EditPlan {
         // First-format documents: only keyed tabs can stay; the rest join them in gap 0.
         var candidates: [Int] = []
         for (index, id) in order.enumerated() where !moving.contains(id) {
-            if bar.isLegacyOrder && itemOf[id]?.key == nil { continue }
+            if bar.isFirstFormatOrder && itemOf[id]?.key == nil { continue }
             candidates.append(index)
         }
         let keptPositions = EditPlan.longestIncreasing(candidates.map { (itemOf[order[$0]]!, order[$0]) })

@@ -1,6 +1,6 @@
 extension TabBarDocument {
     /// The format byte of documents that use only the first version's values.
-    static let formatVersion: UInt8 = 1
+    static let formatVersion1: UInt8 = 1
     /// The format byte of documents holding a ``TabPlace`` or a clear's badge totals (value tag 2).
     /// Writing 1 whenever possible keeps documents that need nothing new readable by older code.
     static let formatVersion2: UInt8 = 2
@@ -12,7 +12,7 @@ extension TabBarDocument {
         var writer = ByteWriter()
         writer.bytes.reserveCapacity(16 + storage.count * 32)
         let usesVersion2 = storage.contains { ByteWriter.tag(of: $0.value) == .secondForm }
-        writer.byte(usesVersion2 ? TabBarDocument.formatVersion2 : TabBarDocument.formatVersion)
+        writer.byte(usesVersion2 ? TabBarDocument.formatVersion2 : TabBarDocument.formatVersion1)
         writer.varint(UInt64(storage.count))
         for entry in storage {
             writer.entry(entry)
@@ -36,7 +36,7 @@ extension TabBarDocument {
         do throws(DocumentDecodingError) {
             var reader = ByteReader(buffer)
             let format = try reader.byte()
-            guard format == formatVersion || format == formatVersion2 else {
+            guard format == formatVersion1 || format == formatVersion2 else {
                 return .failure(
                     DocumentDecodingError(offset: 0, reason: DocumentRefusal.unknownFormat(format)))
             }

@@ -98,17 +98,17 @@ struct CompactResolver {
         gaps: UnsafeMutableBufferPointer<Int>
     ) -> Int {
         let movable = table.movable
-        var hasLegacy = false
+        var hasFirstFormat = false
         var hasPlace = false
         for index in movable {
             switch states[index].position {
-            case .firstFormat: hasLegacy = true
+            case .firstFormat: hasFirstFormat = true
             case .place: hasPlace = true
             case .unmoved: break
             }
         }
-        if hasLegacy && !hasPlace { return legacyOrder(into: order, positioned: moved) }
-        if hasPlace || hasLegacy { return slotOrder(into: order, moved: moved, gaps: gaps) }
+        if hasFirstFormat && !hasPlace { return firstFormatOrder(into: order, positioned: moved) }
+        if hasPlace || hasFirstFormat { return slotOrder(into: order, moved: moved, gaps: gaps) }
         for (slot, index) in movable.enumerated() { order[slot] = index }
         return movable.count
     }
@@ -201,7 +201,7 @@ struct CompactResolver {
 
     /// The first format's order: positioned tabs by (key, id); a tab without a position right after
     /// its catalog predecessor (chained), else first.
-    private func legacyOrder(
+    private func firstFormatOrder(
         into order: UnsafeMutableBufferPointer<Int>, positioned: UnsafeMutableBufferPointer<Int>
     ) -> Int {
         let movable = table.movable
@@ -356,15 +356,15 @@ struct CompactResolver {
             guard try reader.byte() != 0 else { continue }
             live += 1
             let total = try reader.signed()
-            count += total - (try badgeZero(index, replica: replica))
+            count += total - (try badgeBaseline(index, replica: replica))
         }
         return count
     }
 
     /// The total `replica`'s increments to the tab at `index` count from, as
-    /// ``ResolvedBar/badgeZero(_:_:)``: what the live badge set had seen, or what the clear had seen
+    /// ``ResolvedBar/badgeBaseline(_:_:)``: what the live badge set had seen, or what the clear had seen
     /// when that is newer or the set saw none.
-    private func badgeZero(_ index: Int, replica: UInt64) throws(DocumentDecodingError) -> Int64 {
+    private func badgeBaseline(_ index: Int, replica: UInt64) throws(DocumentDecodingError) -> Int64 {
         let mark = try self.mark(index, replica: replica)
         let state = states[index]
         guard state.reset >= 0 else { return mark?.total ?? 0 }

@@ -23,7 +23,7 @@ struct LayoutDecoder {
         if !catalog.renames.isEmpty {
             return try TabBarDocument(decoding: bytes).layout(catalog: catalog)
         }
-        let table = catalog.idIndex
+        let table = catalog.idTable
         let result = table.bytes.withUnsafeBufferPointer { ids in
             withUnsafeTemporaryAllocation(of: CompactTabState.self, capacity: max(1, table.tabIDs.count)) {
                 states -> Result<Layout, DocumentDecodingError> in
@@ -113,7 +113,7 @@ struct LayoutDecoder {
 
     private mutating func decode() throws(DocumentDecodingError) {
         let format = try reader.byte()
-        guard format == TabBarDocument.formatVersion || format == TabBarDocument.formatVersion2 else {
+        guard format == TabBarDocument.formatVersion1 || format == TabBarDocument.formatVersion2 else {
             throw DocumentDecodingError(offset: 0, reason: DocumentRefusal.unknownFormat(format))
         }
         reader.allowsVersion2Values = format == TabBarDocument.formatVersion2
@@ -293,7 +293,7 @@ struct LayoutDecoder {
         }
         let valueStart = reader.offset
         let key = try positionKey()
-        guard key.count <= FractionalKey.maxLegacyLength else {
+        guard key.count <= FractionalKey.maxFirstFormatLength else {
             reader.offset = valueStart
             throw reader.fail(DocumentRefusal.invalidPositionKey)
         }

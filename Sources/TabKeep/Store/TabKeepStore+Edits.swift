@@ -60,7 +60,7 @@ extension TabKeepStore {
     {
         guard guest != account else { return }
         let (changed, revisions): ([DocumentKey], ClosedRange<UInt64>?) = try write { txn in
-            var writer = try loadWriter(txn)
+            var writer = try loadWriteState(txn)
             var raises = VersionRaises()
             var changed: [DocumentKey] = []
             for bar in try barsOf(txn, guest) {
@@ -88,7 +88,7 @@ extension TabKeepStore {
                     changed.append(guestKey)
                 }
             }
-            return (changed, try saveWriter(txn, writer, raising: raises, changed: changed))
+            return (changed, try saveWriteState(txn, writer, raising: raises, changed: changed))
         }
         watchers.publish(changed, revisions: revisions)
     }
@@ -122,7 +122,7 @@ extension TabKeepStore {
                 try txn.put(catalogsDatabase, key: Array(bar.rawValue.utf8), value: catalog.encoded())
             }
             let requests = try makeRequests(txn)
-            var writer = try loadWriter(txn)
+            var writer = try loadWriteState(txn)
             var working: [DocumentKey: (previous: TabBarDocument?, current: TabBarDocument)] = [:]
             var catalogsByBar: [BarID: Catalog] = [:]
             var results: [Result<Void, TabKeepError>] = []
@@ -168,7 +168,7 @@ extension TabKeepStore {
                 try saveDocument(txn, key, state.current, previous: state.previous, raising: &raises)
             }
             let revisions =
-                changed.isEmpty ? nil : try saveWriter(txn, writer, raising: raises, changed: changed)
+                changed.isEmpty ? nil : try saveWriteState(txn, writer, raising: raises, changed: changed)
             return (requests, results, changed, revisions)
         }
         watchers.publish(changed, revisions: revisions)

@@ -283,7 +283,7 @@ extension TabKeepStore {
         let (changed, overClaims, repaired, revisions):
             ([DocumentKey], [OverClaim], [ProfileID], ClosedRange<UInt64>?) = try write {
                 txn in
-                var writer = try loadWriter(txn)
+                var writer = try loadWriteState(txn)
                 var raises = VersionRaises()
                 var changed: [DocumentKey] = []
                 var overClaims: [OverClaim] = []
@@ -332,7 +332,7 @@ extension TabKeepStore {
                 writer.clock.observe(newest)
                 return (
                     changed, overClaims, repaired,
-                    try saveWriter(txn, writer, raising: raises, changed: changed)
+                    try saveWriteState(txn, writer, raising: raises, changed: changed)
                 )
             }
         watchers.publish(changed, revisions: revisions)
@@ -482,7 +482,7 @@ extension TabKeepStore {
                     try environment.write { txn in
                         var report = ImportReport()
                         var log = ImportChangeLog(enabled: true)
-                        var writer = try loadWriter(txn)
+                        var writer = try loadWriteState(txn)
                         var fresh: ReplicaID?
                         var raises = VersionRaises()
                         var fed = FedKeys(ordered: keyOrdered)
@@ -493,7 +493,7 @@ extension TabKeepStore {
                             try txn.removeAll(versions)
                             if !dryRun {
                                 fresh = try takeFreshIdentity(txn)
-                                writer = Writer(id: fresh!, clock: writer.clock)
+                                writer = ReplicaWriteState(id: fresh!, clock: writer.clock)
                             }
                         }
                         for (bar, catalog) in newCatalogs {
@@ -566,7 +566,7 @@ extension TabKeepStore {
                             }
                         }
                         writer.clock.observe(newest)
-                        let revisions = try saveWriter(txn, writer, raising: raises, changed: log.keys)
+                        let revisions = try saveWriteState(txn, writer, raising: raises, changed: log.keys)
                         if dryRun { throw DryRun(report: report) }
                         return (report, log, revisions, fresh)
                     }

@@ -6,7 +6,7 @@ extension TabKeepStore {
     // MARK: Replica state, read and written inside every write transaction
 
     /// This replica's writer state, as committed (shared by every process on the store).
-    func loadWriter(_ txn: borrowing Transaction) throws -> Writer {
+    func loadWriteState(_ txn: borrowing Transaction) throws -> ReplicaWriteState {
         guard let clock = try txn.get(meta, key: Records.MetaKey.clock).flatMap(Records.uint64) else {
             throw TabKeepError.corruptMeta("clock missing or malformed")
         }
@@ -19,11 +19,12 @@ extension TabKeepStore {
         }
         let id = ReplicaID(rawValue: raw)
         if id != replicaID { identity.withLock { $0 = id } }
-        return Writer(id: id, clock: HybridLogicalClock(last: Stamp(rawValue: clock)))
+        return ReplicaWriteState(id: id, clock: HybridLogicalClock(last: Stamp(rawValue: clock)))
     }
 
     /// The replica that writes `profile`'s entries: the shared clock and the profile's next sequence.
-    func replica(for profile: ProfileID, _ writer: inout Writer, _ txn: borrowing Transaction) throws
+    func replica(for profile: ProfileID, _ writer: inout ReplicaWriteState, _ txn: borrowing Transaction)
+        throws
         -> Replica
     {
         let sequence = try writer.sequences[profile] ?? readSequence(txn, profile, writer.id)
@@ -31,7 +32,7 @@ extension TabKeepStore {
     }
 
     /// Takes back what writing `profile` used from `replica`: its clock and its sequence.
-    func absorb(_ replica: Replica, for profile: ProfileID, into writer: inout Writer) {
+    func absorb(_ replica: Replica, for profile: ProfileID, into writer: inout ReplicaWriteState) {
         writer.clock = replica.clock
         writer.sequences[profile] = replica.sequence
     }
@@ -40,8 +41,9 @@ extension TabKeepStore {
     /// included), each `versions` record read and written once, and the change-log records of
     /// `changed`. Fails with ``TabKeepError/clockExhausted`` when the clock reached its end.
     @discardableResult
-    func saveWriter(
-        _ txn: borrowing Transaction, _ writer: Writer, raising raises: VersionRaises, changed: [DocumentKey]
+    func saveWriteState(
+        _ txn: borrowing Transaction, _ writer: ReplicaWriteState, raising raises: VersionRaises,
+        changed: [DocumentKey]
     ) throws -> ClosedRange<UInt64>? {
         if writer.clock.last >= Stamp.last { throw TabKeepError.clockExhausted }
         try txn.put(meta, key: Records.MetaKey.clock, value: Records.bigEndian(writer.clock.last.rawValue))
@@ -93,7 +95,7 @@ extension TabKeepStore {
 }
 /// This replica inside one write transaction: the clock every profile shares and the sequence each
 /// profile it wrote has reached.
-struct Writer {
+struct ReplicaWriteState {
     let id: ReplicaID
     var clock: HybridLogicalClock
     var sequences: [ProfileID: UInt64] = [:]
