@@ -1,15 +1,9 @@
-// LMDB's C API: Debian's liblmdb on Linux, LMDB compiled from source on Apple platforms.
+import Foundation
+
 #if canImport(LMDB)
     internal import LMDB
 #else
     internal import CLMDB
-#endif
-import Foundation
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
 #endif
 
 /// What a running environment needs now and then: sync, figures, stale readers, hot backup.
