@@ -19,7 +19,7 @@ public struct Transaction: ~Copyable {
     /// The transaction's id (`mdb_txn_id`).
     public var id: Int { Int(mdb_txn_id(handle)) }
 
-    /// The committed state a read transaction sees, as (the environment's ``Environment/openings``,
+    /// The committed state a read transaction sees, as (the environment's `openings`,
     /// ``id``): two read transactions with equal snapshots see the same data, even across a
     /// suspend, while the store's file may have been replaced. Nil for a write transaction, whose
     /// id names a state not yet committed.

@@ -129,7 +129,7 @@ package struct ByteReader {
         let bytes = try slice(max: limit, what())
         guard let text = Self.text(bytes) else {
             offset = start
-            throw fail("\(what()) is not valid UTF-8")
+            throw fail(DocumentRefusal.notUTF8(what()))
         }
         return text
     }
@@ -159,16 +159,16 @@ package struct ByteReader {
         let bytes = try slice(max: limit, what())
         if let problem = IdentifierRules.problem(in: bytes, maxBytes: limit) {
             offset = start
-            throw fail("\(what()) \(problem)")
+            throw fail(DocumentRefusal.breaksIdentifierRule(what(), problem))
         }
         guard let text = Self.text(bytes) else {
             offset = start
-            throw fail("\(what()) is not valid UTF-8")
+            throw fail(DocumentRefusal.notUTF8(what()))
         }
         return text
     }
 
     mutating func tab() throws(DocumentDecodingError) -> TabID {
-        TabID(unchecked: try identifier(max: TabID.maxBytes, "tab id"))
+        TabID(unchecked: try identifier(max: TabID.maxBytes, DocumentRefusal.tabID))
     }
 }

@@ -8,14 +8,14 @@ enum FractionalKey {
     /// The longest key; an edit that would need a longer one re-spaces its gap instead.
     static let maxLength = TabPlace.maxKeyLength
     /// The longest key of the first document format (one bar-wide order).
-    static let maxLegacyLength = 32
+    static let maxFirstFormatLength = 32
 
     static func isValid(_ key: [UInt8]) -> Bool {
         !key.isEmpty && key.count <= maxLength && key.last != 0
     }
 
-    static func isValidLegacy(_ key: [UInt8]) -> Bool {
-        !key.isEmpty && key.count <= maxLegacyLength && key.last != 0
+    static func isValidFirstFormat(_ key: [UInt8]) -> Bool {
+        !key.isEmpty && key.count <= maxFirstFormatLength && key.last != 0
     }
 
     /// The tie-breaker of `replica`'s keys in the gap after the slot of `anchor` (nil: the gap

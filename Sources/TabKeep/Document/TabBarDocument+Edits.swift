@@ -4,7 +4,7 @@ extension TabBarDocument {
     /// Order-dependent edits resolve against `catalog`. The replica's clock first observes the
     /// document's newest stamp, so the edit beats everything this replica has seen. On error neither
     /// the document nor the replica changes.
-    public mutating func apply(_ edit: TabBarEdit, catalog: Catalog, by replica: inout Replica)
+    package mutating func apply(_ edit: TabBarEdit, catalog: Catalog, by replica: inout Replica)
         throws(EditError)
     {
         var writer = replica
@@ -123,7 +123,7 @@ struct EditPlan {
         // First-format documents: only keyed tabs can stay; the rest join them in gap 0.
         var candidates: [Int] = []
         for (index, id) in order.enumerated() where !moving.contains(id) {
-            if bar.isLegacyOrder && itemOf[id]?.key == nil { continue }
+            if bar.isFirstFormatOrder && itemOf[id]?.key == nil { continue }
             candidates.append(index)
         }
         let keptPositions = EditPlan.longestIncreasing(candidates.map { (itemOf[order[$0]]!, order[$0]) })

@@ -1,6 +1,6 @@
 extension TabBarDocument {
     /// The format byte of documents that use only the first version's values.
-    static let formatVersion: UInt8 = 1
+    static let formatVersion1: UInt8 = 1
     /// The format byte of documents holding a ``TabPlace`` or a clear's badge totals (value tag 2).
     /// Writing 1 whenever possible keeps documents that need nothing new readable by older code.
     static let formatVersion2: UInt8 = 2
@@ -11,8 +11,8 @@ extension TabBarDocument {
     public func encoded() -> [UInt8] {
         var writer = ByteWriter()
         writer.bytes.reserveCapacity(16 + storage.count * 32)
-        let usesVersion2 = storage.contains { ByteWriter.tag(of: $0.value) == 2 }
-        writer.byte(usesVersion2 ? TabBarDocument.formatVersion2 : TabBarDocument.formatVersion)
+        let usesVersion2 = storage.contains { ByteWriter.tag(of: $0.value) == .secondForm }
+        writer.byte(usesVersion2 ? TabBarDocument.formatVersion2 : TabBarDocument.formatVersion1)
         writer.varint(UInt64(storage.count))
         for entry in storage {
             writer.entry(entry)
@@ -36,12 +36,13 @@ extension TabBarDocument {
         do throws(DocumentDecodingError) {
             var reader = ByteReader(buffer)
             let format = try reader.byte()
-            guard format == formatVersion || format == formatVersion2 else {
-                return .failure(DocumentDecodingError(offset: 0, reason: "unknown document format \(format)"))
+            guard format == formatVersion1 || format == formatVersion2 else {
+                return .failure(
+                    DocumentDecodingError(offset: 0, reason: DocumentRefusal.unknownFormat(format)))
             }
             reader.allowsVersion2Values = format == formatVersion2
             reader.sawVersion2Value = false
-            let count = try reader.count(max: maxEntries, "entry count")
+            let count = try reader.count(max: maxEntries, DocumentRefusal.entryCount)
             var entries: [Entry] = []
             // Every entry takes at least 20 bytes: never reserve more than the input can hold.
             entries.reserveCapacity(min(count, reader.remaining / 20))
@@ -51,22 +52,23 @@ extension TabBarDocument {
                 let entry = try reader.entry()
                 if let previous = entries.last {
                     guard previous.key < entry.key else {
-                        throw DocumentDecodingError(offset: start, reason: "entries not in canonical order")
+                        throw DocumentDecodingError(
+                            offset: start, reason: DocumentRefusal.notInCanonicalOrder)
                     }
-                    kindCount = previous.key.code == entry.key.code ? kindCount + 1 : 1
+                    kindCount = previous.key.kind == entry.key.kind ? kindCount + 1 : 1
                 } else {
                     kindCount = 1
                 }
-                guard kindCount <= Entry.Key.maxCount(code: entry.key.code) else {
-                    throw DocumentDecodingError(offset: start, reason: "too many entries of one kind")
+                guard kindCount <= entry.key.kind.maxCount else {
+                    throw DocumentDecodingError(offset: start, reason: DocumentRefusal.tooManyOfOneKind)
                 }
                 entries.append(entry)
             }
-            guard reader.isAtEnd else { throw reader.fail("trailing bytes") }
+            guard reader.isAtEnd else { throw reader.fail(DocumentRefusal.trailingBytes) }
             if format == formatVersion2 && !reader.sawVersion2Value {
                 return .failure(
                     DocumentDecodingError(
-                        offset: 0, reason: "format 2 for a document that needs only format 1"))
+                        offset: 0, reason: DocumentRefusal.formatTwoNotNeeded))
             }
             // Tombstones exactly where the clear's context covers: the canonical form.
             if let last = entries.last, case .context(let context, _) = last.value {
@@ -79,7 +81,7 @@ extension TabBarDocument {
                 }
             } else if entries.contains(where: { $0.value == .removed }) {
                 return .failure(
-                    DocumentDecodingError(offset: buffer.count, reason: "removed entry without a clear"))
+                    DocumentDecodingError(offset: buffer.count, reason: DocumentRefusal.removedWithoutClear))
             }
             return .success(entries)
         } catch {
@@ -90,7 +92,7 @@ extension TabBarDocument {
 
 extension ByteWriter {
     mutating func entry(_ entry: Entry) {
-        byte(entry.key.code)
+        byte(entry.key.kind.rawValue)
         switch entry.key {
         case .position(let tab), .customizable(let tab), .hidden(let tab), .badgeText(let tab),
             .badgeReset(let tab):
@@ -108,20 +110,20 @@ extension ByteWriter {
         value(entry.value)
     }
 
-    /// The tag byte of a value: 0 removed, 1 present, 2 present in a form of document format 2.
-    static func tag(of value: Entry.Value) -> UInt8 {
+    /// The tag of a value: removed, present, or present in a form of document format 2.
+    static func tag(of value: Entry.Value) -> ValueTag {
         switch value {
-        case .removed: 0
-        case .place: 2
-        case .context(_, let badges): badges.isEmpty ? 1 : 2
-        case .badgeReset(_, _, let sequences): sequences.isEmpty ? 1 : 2
-        default: 1
+        case .removed: .removed
+        case .place: .secondForm
+        case .context(_, let badges): badges.isEmpty ? .present : .secondForm
+        case .badgeReset(_, _, let sequences): sequences.isEmpty ? .present : .secondForm
+        default: .present
         }
     }
 
     /// A tag byte (see ``tag(of:)``) then the value; the key says which kind it is.
     mutating func value(_ value: Entry.Value) {
-        byte(ByteWriter.tag(of: value))
+        byte(ByteWriter.tag(of: value).rawValue)
         switch value {
         case .position(let key):
             data(key)
@@ -189,19 +191,20 @@ extension ByteReader {
     mutating func entry() throws(DocumentDecodingError) -> Entry {
         let start = offset
         let code = try byte()
-        let key: Entry.Key
-        switch code {
-        case 0: key = .position(try tab())
-        case 1: key = .customizable(try tab())
-        case 2: key = .hidden(try tab())
-        case 3: key = .selection
-        case 4: key = .badgeText(try tab())
-        case 5: key = .badgeReset(try tab())
-        case 6: key = .badgeIncrements(try tab(), ReplicaID(rawValue: try fixed64()))
-        case 7: key = .cleared
-        default:
+        guard let kind = EntryKind(rawValue: code) else {
             offset = start
-            throw fail("unknown entry kind \(code)")
+            throw fail(DocumentRefusal.unknownKind(code))
+        }
+        let key: Entry.Key
+        switch kind {
+        case .position: key = .position(try tab())
+        case .customizable: key = .customizable(try tab())
+        case .hidden: key = .hidden(try tab())
+        case .selection: key = .selection
+        case .badgeText: key = .badgeText(try tab())
+        case .badgeReset: key = .badgeReset(try tab())
+        case .badgeIncrements: key = .badgeIncrements(try tab(), ReplicaID(rawValue: try fixed64()))
+        case .cleared: key = .cleared
         }
         let stamp = Stamp(rawValue: try varint())
         let origin = ReplicaID(rawValue: try fixed64())
@@ -210,7 +213,7 @@ extension ByteReader {
         let sequence = try varint()
         guard sequence > 0 else {
             offset = sequenceStart
-            throw fail("dot sequence 0")
+            throw fail(DocumentRefusal.dotSequenceZero)
         }
         let dot = Dot(replica: dotReplica, sequence: sequence)
         let valueStart = offset
@@ -224,30 +227,32 @@ extension ByteReader {
     }
 
     mutating func value(for key: Entry.Key) throws(DocumentDecodingError) -> Entry.Value {
-        let tag = try byte()
-        guard tag <= 1 || (tag == 2 && allowsVersion2Values) else { throw fail("unknown value tag \(tag)") }
-        if tag == 0 {
-            guard key != .cleared else { throw fail("a clear cannot be removed") }
+        let tagByte = try byte()
+        guard let tag = ValueTag(rawValue: tagByte), tag != .secondForm || allowsVersion2Values else {
+            throw fail(DocumentRefusal.unknownValueTag(tagByte))
+        }
+        if tag == .removed {
+            guard key != .cleared else { throw fail(DocumentRefusal.clearRemoved) }
             return .removed
         }
-        if tag == 2 {
+        if tag == .secondForm {
             sawVersion2Value = true
             switch key {
             case .position:
                 let after = try optionalTab()
                 let next = try optionalTab()
                 let start = offset
-                let bytes = try slice(max: TabPlace.maxKeyLength, "position key")
+                let bytes = try slice(max: TabPlace.maxKeyLength, DocumentRefusal.positionKey)
                 guard let last = bytes.last, last != 0 else {
                     offset = start
-                    throw fail("position key must be nonempty and not end in 0x00")
+                    throw fail(DocumentRefusal.badPositionKey)
                 }
                 return .place(TabPlace(after: after, next: next, key: Array(bytes)))
             case .cleared:
                 let vector = try contextVector()
-                let markCount = try self.count(max: Entry.maxBadgeMarks, "clear's badge total count")
+                let markCount = try self.count(max: Entry.maxBadgeMarks, DocumentRefusal.badgeTotalCount)
                 guard markCount > 0 else {
-                    throw fail("a clear's badge totals in format 2 must not be empty")
+                    throw fail(DocumentRefusal.badgeTotalsEmpty)
                 }
                 var marks: [BadgeMark] = []
                 marks.reserveCapacity(min(markCount, remaining / 12))
@@ -258,7 +263,7 @@ extension ByteReader {
                     let sequence = try varint()
                     let mark = BadgeMark(tab: tab, replica: replica, total: total, sequence: sequence)
                     if let previous = marks.last, !(previous < mark) {
-                        throw fail("clear's badge totals not in order")
+                        throw fail(DocumentRefusal.badgeTotalsNotInOrder)
                     }
                     marks.append(mark)
                 }
@@ -266,34 +271,34 @@ extension ByteReader {
             case .badgeReset:
                 return try badgeReset(sequenced: true)
             default:
-                throw fail("value tag 2 on an entry that has no second form")
+                throw fail(DocumentRefusal.noSecondForm)
             }
         }
         switch key {
         case .position:
             let start = offset
-            let bytes = try slice(max: FractionalKey.maxLength, "position key")
+            let bytes = try slice(max: FractionalKey.maxLength, DocumentRefusal.positionKey)
             guard let last = bytes.last, last != 0 else {
                 offset = start
-                throw fail("position key must be nonempty and not end in 0x00")
+                throw fail(DocumentRefusal.badPositionKey)
             }
             return .position(Array(bytes))
         case .customizable, .hidden:
             let flag = try byte()
-            guard flag <= 1 else { throw fail("flag \(flag) is not 0 or 1") }
+            guard flag <= 1 else { throw fail(DocumentRefusal.flagNotBoolean(flag)) }
             return .flag(flag == 1)
         case .selection:
-            switch try byte() {
-            case 0: return .selection(.none)
-            case 1: return .selection(.more)
-            case 2: return .selection(.tab(try tab()))
-            default: throw fail("unknown selection kind")
+            switch SelectionCode(rawValue: try byte()) {
+            case .noTab: return .selection(.none)
+            case .more: return .selection(.more)
+            case .tab: return .selection(.tab(try tab()))
+            case nil: throw fail(DocumentRefusal.unknownSelection)
             }
         case .badgeText:
-            switch try byte() {
-            case 0: return .text(nil)
-            case 1: return .text(try string(max: Entry.maxBadgeTextBytes, "badge text"))
-            default: throw fail("unknown badge text kind")
+            switch BadgeTextCode(rawValue: try byte()) {
+            case .noText: return .text(nil)
+            case .text: return .text(try string(max: Entry.maxBadgeTextBytes, DocumentRefusal.badgeText))
+            case nil: throw fail(DocumentRefusal.unknownBadgeText)
             }
         case .badgeReset:
             return try badgeReset(sequenced: false)
@@ -308,20 +313,22 @@ extension ByteReader {
     /// format 2 (`sequenced`), without in format 1.
     mutating func badgeReset(sequenced: Bool) throws(DocumentDecodingError) -> Entry.Value {
         let count = try signed()
-        let seenCount = try self.count(max: Entry.maxReplicas, "badge reset replica count")
-        if sequenced && seenCount == 0 { throw fail("a badge reset in format 2 must list its totals") }
+        let seenCount = try self.count(max: Entry.maxReplicas, DocumentRefusal.badgeResetReplicaCount)
+        if sequenced && seenCount == 0 { throw fail(DocumentRefusal.badgeResetWithoutTotals) }
         var seen: [ReplicaID: Int64] = [:]
         seen.reserveCapacity(min(seenCount, remaining / 9))
         var sequences: [ReplicaID: UInt64] = [:]
         var previous: ReplicaID?
         for _ in 0..<seenCount {
             let replica = ReplicaID(rawValue: try fixed64())
-            if let previous, !(previous < replica) { throw fail("badge reset replicas not in order") }
+            if let previous, !(previous < replica) {
+                throw fail(DocumentRefusal.badgeResetReplicasNotInOrder)
+            }
             previous = replica
             seen[replica] = try signed()
             if sequenced {
                 let sequence = try varint()
-                guard sequence > 0 else { throw fail("badge reset with sequence 0") }
+                guard sequence > 0 else { throw fail(DocumentRefusal.badgeResetSequenceZero) }
                 sequences[replica] = sequence
             }
         }
@@ -329,13 +336,13 @@ extension ByteReader {
     }
 
     mutating func contextVector() throws(DocumentDecodingError) -> VersionVector {
-        let replicaCount = try self.count(max: Entry.maxReplicas, "context replica count")
+        let replicaCount = try self.count(max: Entry.maxReplicas, DocumentRefusal.contextReplicaCount)
         var vector = VersionVector()
         vector.reserveCapacity(min(replicaCount, remaining / 9))
         var previous: ReplicaID?
         for _ in 0..<replicaCount {
             let replica = ReplicaID(rawValue: try fixed64())
-            if let previous, !(previous < replica) { throw fail("context replicas not in order") }
+            if let previous, !(previous < replica) { throw fail(DocumentRefusal.contextReplicasNotInOrder) }
             previous = replica
             let sequence = try varint()
             guard sequence > 0 else { throw fail("context sequence 0") }
@@ -348,7 +355,7 @@ extension ByteReader {
         switch try byte() {
         case 0: return nil
         case 1: return try tab()
-        default: throw fail("expected 0 or 1 before an optional tab id")
+        default: throw fail(DocumentRefusal.optionalTabMarker)
         }
     }
 }

@@ -95,7 +95,7 @@ extension TabBarDocument {
     /// account key. Badge counts add up: the guest's count of each tab is added to this document's
     /// as one increment, since the two profiles' counters are independent (the same device may have
     /// incremented both).
-    public mutating func fold(_ other: TabBarDocument, by replica: inout Replica) {
+    package mutating func fold(_ other: TabBarDocument, by replica: inout Replica) {
         var folded: [Entry] = []
         for entry in other.storage where entry.key != .cleared && entry.value != .removed {
             switch entry.key {

@@ -86,7 +86,7 @@ public struct TabBarDocument: Hashable, Sendable {
     public func problems() -> [String] {
         var problems: [String] = []
         let context = self.context
-        var counts = [Int](repeating: 0, count: 8)  // by key code (0...7)
+        var counts = [Int](repeating: 0, count: EntryKind.allCases.count)  // by kind byte
         for (index, entry) in storage.enumerated() {
             if index > 0 && !(storage[index - 1].key < entry.key) {
                 problems.append("entry \(index): keys not in canonical order")
@@ -102,14 +102,14 @@ public struct TabBarDocument: Hashable, Sendable {
                     problems.append("entry \(index) (\(entry.key)): removed but not covered by the clear")
                 }
             }
-            counts[Int(entry.key.code)] += 1
+            counts[Int(entry.key.kind.rawValue)] += 1
         }
         if storage.count > TabBarDocument.maxEntries {
             problems.append("\(storage.count) entries; at most \(TabBarDocument.maxEntries)")
         }
-        for (code, count) in counts.enumerated() where count > Entry.Key.maxCount(code: UInt8(code)) {
+        for kind in EntryKind.allCases where counts[Int(kind.rawValue)] > kind.maxCount {
             problems.append(
-                "\(count) entries of kind \(code); at most \(Entry.Key.maxCount(code: UInt8(code)))")
+                "\(counts[Int(kind.rawValue)]) entries of kind \(kind.rawValue); at most \(kind.maxCount)")
         }
         return problems
     }

@@ -23,7 +23,7 @@ extension BarExplanation {
         for old in catalog.renames.keys.sorted() { formerIDs[catalog.current(old), default: []].append(old) }
 
         tabs = (layout.order + layout.hidden).compactMap { id in
-            guard let catalogIndex = catalog.indexByTab[id] else { return nil }
+            guard let catalogIndex = catalog.catalogIndexOfTab[id] else { return nil }
             let tab = catalog.tabs[catalogIndex]
             return TabExplanation(
                 tab: id, index: shownIndex[id], formerIDs: formerIDs[id] ?? [],
@@ -95,10 +95,12 @@ private struct Facts {
                     key = key.with(tab: current)
                     writtenAs = tab
                 }
-                if catalog.indexByTab[current] == nil && entry.value != .removed { others.insert(current) }
+                if catalog.catalogIndexOfTab[current] == nil && entry.value != .removed {
+                    others.insert(current)
+                }
             }
             if entry.value == .removed {
-                if let tab = key.tab, catalog.indexByTab[tab] != nil { removedTabs.insert(tab) }
+                if let tab = key.tab, catalog.catalogIndexOfTab[tab] != nil { removedTabs.insert(tab) }
                 if key == .selection { removedSelection = true }
                 continue
             }
@@ -166,7 +168,7 @@ private struct Facts {
     }
 
     /// count = max(0, reset.count + Σ_r (total_r − baseline_r)); a replica's baseline is the layout's
-    /// (``ResolvedBar/badgeZero(_:_:)``): what the standing reset had seen from it, or what the clear
+    /// (``ResolvedBar/badgeBaseline(_:_:)``): what the standing reset had seen from it, or what the clear
     /// had seen when that saw more, else 0.
     func badge(_ tab: TabID, clearTotals: [TabID: [ReplicaID: Int64]], resolved: ResolvedBar)
         -> BadgeExplanation?
@@ -180,7 +182,7 @@ private struct Facts {
             guard let winner = winners[.badgeIncrements(tab, replica)],
                 let total = EntryReading.badgeTotal(winner.entry.value)
             else { continue }
-            let baseline = resolved.badgeZero(tab, replica)
+            let baseline = resolved.badgeBaseline(tab, replica)
             increments.append(
                 .init(replica: replica, total: total, baseline: baseline, provenance: provenance(winner)))
         }

@@ -16,7 +16,7 @@ enum EntryReading {
     static func place(_ entry: Entry, pins: PinEvidence) -> Place? {
         switch entry.value {
         case .position:
-            // The legacy form: a key in one bar-wide order, which names no slot.
+            // The first format: a key in one bar-wide order, which names no slot.
             return pins.isPin(entry) ? .pinned : .moved(nil)
         case .place(let place):
             return .moved(TabExplanation.MoveSlot(after: place.after, next: place.next))
@@ -81,7 +81,7 @@ enum EntryReading {
     }
 }
 
-/// Tells a legacy pin from a real move. A pin is written with the lowest stamp, or, over a tombstone
+/// Tells a first-format pin from a real move. A pin is written with the lowest stamp, or, over a tombstone
 /// a clear left, with the stamp just above the tombstone's: below the clear's stamp, and below a
 /// stamp its own replica had already issued for an earlier dot (a real write's stamp never is, since
 /// a replica's clock and sequence only go up).

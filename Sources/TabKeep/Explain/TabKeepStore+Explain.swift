@@ -17,16 +17,12 @@ extension TabKeepStore {
         throws(TabKeepError) -> BarExplanation?
     {
         let key = DocumentKey(profile: profile, bar: bar)
-        do {
-            return try environment.read { txn in
-                guard let document = try loadDocument(txn, key) else { return nil }
-                let resolvedCatalog = try catalog ?? storedCatalog(txn, bar: bar)
-                return BarExplanation(
-                    profile: profile, bar: bar, document: document, catalog: resolvedCatalog,
-                    thisDevice: replicaID)
-            }
-        } catch {
-            throw TabKeepError.wrap(error)
+        return try read { txn in
+            guard let document = try loadDocument(txn, key) else { return nil }
+            let resolvedCatalog = try catalog ?? storedCatalog(txn, bar: bar)
+            return BarExplanation(
+                profile: profile, bar: bar, document: document, catalog: resolvedCatalog,
+                thisDevice: replicaID)
         }
     }
 }

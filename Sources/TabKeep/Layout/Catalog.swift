@@ -61,11 +61,11 @@ public struct Catalog: Hashable, Sendable {
     /// Declared renames: old id → new id.
     public private(set) var renames: [TabID: TabID]
     /// Catalog index of each tab.
-    let indexByTab: [TabID: Int]
+    let catalogIndexOfTab: [TabID: Int]
     /// Catalog indices in the byte order of their ids (the order documents keep their entries in).
-    let indicesByID: [Int]
+    let catalogIndicesInIDOrder: [Int]
     /// The ids' bytes in that order, for the layout decoder.
-    let idIndex: CatalogIDIndex
+    let idTable: CatalogIDIndex
 
     /// The most tabs a bar holds.
     public static let maxTabs = 256
@@ -91,9 +91,9 @@ public struct Catalog: Hashable, Sendable {
         }
         self.tabs = tabs
         self.renames = renames
-        self.indexByTab = index
-        self.indicesByID = tabs.indices.sorted { tabs[$0].id < tabs[$1].id }
-        self.idIndex = CatalogIDIndex(tabs: tabs, sorted: indicesByID)
+        self.catalogIndexOfTab = index
+        self.catalogIndicesInIDOrder = tabs.indices.sorted { tabs[$0].id < tabs[$1].id }
+        self.idTable = CatalogIDIndex(tabs: tabs, sorted: catalogIndicesInIDOrder)
     }
 
     /// A catalog of `.default` tabs.
@@ -103,7 +103,7 @@ public struct Catalog: Hashable, Sendable {
 
     /// The catalog entry of `id`, if listed.
     func tab(_ id: TabID) -> Tab? {
-        indexByTab[id].map { tabs[$0] }
+        catalogIndexOfTab[id].map { tabs[$0] }
     }
 
     /// The id an (old or current) id reads as now, following renames.

@@ -21,18 +21,19 @@ final class CatalogIDIndex: Sendable {
     let tabIDs: [TabID]
     /// Each catalog tab's traits, in catalog order (see ``Trait``): what the resolver asks of a tab
     /// without copying its `Catalog.Tab`.
-    let traits: [UInt8]
+    let traits: [Trait]
 
-    /// Bits of ``traits``.
-    enum Trait {
+    /// What the resolver asks of one catalog tab, one bit each.
+    struct Trait: OptionSet {
+        let rawValue: UInt8
         /// The tab is fixed: never customizable, never hidden, not in a slot.
-        static let fixed: UInt8 = 1
+        static let fixed = Trait(rawValue: 1)
         /// A hidden flag applies (placement `.default` or `.optional`).
-        static let hideable: UInt8 = 2
+        static let hideable = Trait(rawValue: 2)
         /// Hidden when no flag says otherwise.
-        static let hiddenByDefault: UInt8 = 4
+        static let hiddenByDefault = Trait(rawValue: 4)
         /// Customizable when no flag says otherwise.
-        static let customizableByDefault: UInt8 = 8
+        static let customizableByDefault = Trait(rawValue: 8)
     }
 
     /// The index of `tabs`, whose indices in byte order of their ids are `sorted`.
@@ -54,11 +55,11 @@ final class CatalogIDIndex: Sendable {
         }
         self.tabIDs = tabs.map(\.id)
         self.traits = tabs.map { tab in
-            var traits: UInt8 = 0
-            if tab.placement == .fixed { traits |= Trait.fixed }
-            if tab.placement == .default || tab.placement == .optional { traits |= Trait.hideable }
-            if tab.hiddenByDefault { traits |= Trait.hiddenByDefault }
-            if tab.customizableByDefault { traits |= Trait.customizableByDefault }
+            var traits: Trait = []
+            if tab.placement == .fixed { traits.insert(.fixed) }
+            if tab.placement == .default || tab.placement == .optional { traits.insert(.hideable) }
+            if tab.hiddenByDefault { traits.insert(.hiddenByDefault) }
+            if tab.customizableByDefault { traits.insert(.customizableByDefault) }
             return traits
         }
         self.bytes = bytes

@@ -6,10 +6,10 @@ struct CompactTabState {
     /// An optional tab of a place that the catalog does not list.
     static let notInCatalog = -2
 
-    /// 0 no live position, 1 a first-format key, 2 a place.
-    var position: UInt8 = 0
-    /// The value tag of the live badge reset (2 when it lists sequences).
-    var resetTag: UInt8 = 0
+    /// The form of the live position, if any.
+    var position = PositionForm.unmoved
+    /// The value tag of the live badge reset (`secondForm` when it lists sequences).
+    var resetTag = ValueTag.removed
     /// The live customizable and hidden flags: -1 unset, else 0 or 1.
     var customizable: Int8 = -1
     var hidden: Int8 = -1
@@ -33,9 +33,9 @@ struct CompactRange {
     var count = 0
 }
 
-/// The stored selection as ``LayoutDecoder`` records it: 0 none, 1 More, 2 the tab of `tab`.
+/// The stored selection as ``LayoutDecoder`` records it: none, More, or the tab of `tab`.
 struct CompactSelection {
-    var kind: UInt8 = 0
+    var code = SelectionCode.noTab
     var tab = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
 }
 
@@ -98,17 +98,17 @@ struct CompactResolver {
         gaps: UnsafeMutableBufferPointer<Int>
     ) -> Int {
         let movable = table.movable
-        var hasLegacy = false
+        var hasFirstFormat = false
         var hasPlace = false
         for index in movable {
             switch states[index].position {
-            case 1: hasLegacy = true
-            case 2: hasPlace = true
-            default: break
+            case .firstFormat: hasFirstFormat = true
+            case .place: hasPlace = true
+            case .unmoved: break
             }
         }
-        if hasLegacy && !hasPlace { return legacyOrder(into: order, positioned: moved) }
-        if hasPlace || hasLegacy { return slotOrder(into: order, moved: moved, gaps: gaps) }
+        if hasFirstFormat && !hasPlace { return firstFormatOrder(into: order, positioned: moved) }
+        if hasPlace || hasFirstFormat { return slotOrder(into: order, moved: moved, gaps: gaps) }
         for (slot, index) in movable.enumerated() { order[slot] = index }
         return movable.count
     }
@@ -129,11 +129,11 @@ struct CompactResolver {
             let state = states[catalogIndex]
             let gap: Int
             switch state.position {
-            case 0:
+            case .unmoved:
                 continue
-            case 1:
+            case .firstFormat:
                 gap = 0
-            default:
+            case .place:
                 if state.after == CompactTabState.none {
                     gap = 0
                 } else if let after = slot(state.after) {
@@ -201,12 +201,12 @@ struct CompactResolver {
 
     /// The first format's order: positioned tabs by (key, id); a tab without a position right after
     /// its catalog predecessor (chained), else first.
-    private func legacyOrder(
+    private func firstFormatOrder(
         into order: UnsafeMutableBufferPointer<Int>, positioned: UnsafeMutableBufferPointer<Int>
     ) -> Int {
         let movable = table.movable
         var positionedCount = 0
-        for slot in movable.indices where states[movable[slot]].position == 1 {
+        for slot in movable.indices where states[movable[slot]].position == .firstFormat {
             var at = positionedCount
             while at > 0 && precedesByKey(movable[slot], movable[positioned[at - 1]]) {
                 positioned[at] = positioned[at - 1]
@@ -218,7 +218,7 @@ struct CompactResolver {
         var count = 0
         func appendFollowers(after slot: Int) {
             var next = slot + 1
-            while next < movable.count, states[movable[next]].position == 0 {
+            while next < movable.count, states[movable[next]].position == .unmoved {
                 order[count] = movable[next]
                 count += 1
                 next += 1
@@ -238,16 +238,16 @@ struct CompactResolver {
 
     private func isHidden(_ index: Int) -> Bool {
         let traits = table.traits[index]
-        guard traits & CatalogIDIndex.Trait.hideable != 0 else { return false }
+        guard traits.contains(.hideable) else { return false }
         let flag = states[index].hidden
-        return flag >= 0 ? flag == 1 : traits & CatalogIDIndex.Trait.hiddenByDefault != 0
+        return flag >= 0 ? flag == 1 : traits.contains(.hiddenByDefault)
     }
 
     private func isCustomizable(_ index: Int) -> Bool {
         let traits = table.traits[index]
-        if traits & CatalogIDIndex.Trait.fixed != 0 { return false }
+        if traits.contains(.fixed) { return false }
         let flag = states[index].customizable
-        return flag >= 0 ? flag == 1 : traits & CatalogIDIndex.Trait.customizableByDefault != 0
+        return flag >= 0 ? flag == 1 : traits.contains(.customizableByDefault)
     }
 
     private func layout(
@@ -267,7 +267,7 @@ struct CompactResolver {
                 shownCount += 1
             }
         }
-        for index in traits.indices where traits[index] & CatalogIDIndex.Trait.fixed != 0 {
+        for index in traits.indices where traits[index].contains(.fixed) {
             var at = shownCount
             let target = min(index, shownCount)
             while at > target {
@@ -299,18 +299,18 @@ struct CompactResolver {
             if state.text >= 0 {
                 var reader = ByteReader(bytes)
                 reader.offset = state.text
-                let text = try reader.slice(max: Entry.maxBadgeTextBytes, "badge text")
+                let text = try reader.slice(max: Entry.maxBadgeTextBytes, DocumentRefusal.badgeText)
                 layout.badgeTexts[tabs[index]] = String(decoding: text, as: UTF8.self)
             }
         }
-        switch selection.kind {
-        case 1:
+        switch selection.code {
+        case .more:
             layout.selection = .more
-        case 2:
+        case .tab:
             if let index = table.catalogIndex(of: selection.tab, in: ids), !isHidden(index) {
                 layout.selection = .tab(tabs[index])
             }
-        default:
+        case .noTab:
             break
         }
         return layout
@@ -345,9 +345,9 @@ struct CompactResolver {
         reader.offset = state.totals
         var live = 0
         while live < state.totalsCount {
-            // An entry of kind 6: code, tab, replica, stamp, origin, dot, tag, total.
+            // A badge increments entry: kind, tab, replica, stamp, origin, dot, tag, total.
             _ = try reader.byte()
-            _ = try reader.slice(max: TabID.maxBytes, "tab id")
+            _ = try reader.slice(max: TabID.maxBytes, DocumentRefusal.tabID)
             let replica = try reader.fixed64()
             _ = try reader.varint()
             _ = try reader.fixed64()
@@ -356,15 +356,15 @@ struct CompactResolver {
             guard try reader.byte() != 0 else { continue }
             live += 1
             let total = try reader.signed()
-            count += total - (try badgeZero(index, replica: replica))
+            count += total - (try badgeBaseline(index, replica: replica))
         }
         return count
     }
 
     /// The total `replica`'s increments to the tab at `index` count from, as
-    /// ``ResolvedBar/badgeZero(_:_:)``: what the live badge set had seen, or what the clear had seen
+    /// ``ResolvedBar/badgeBaseline(_:_:)``: what the live badge set had seen, or what the clear had seen
     /// when that is newer or the set saw none.
-    private func badgeZero(_ index: Int, replica: UInt64) throws(DocumentDecodingError) -> Int64 {
+    private func badgeBaseline(_ index: Int, replica: UInt64) throws(DocumentDecodingError) -> Int64 {
         let mark = try self.mark(index, replica: replica)
         let state = states[index]
         guard state.reset >= 0 else { return mark?.total ?? 0 }
@@ -375,7 +375,7 @@ struct CompactResolver {
         for _ in 0..<seenCount {
             let seenReplica = try reader.fixed64()
             let seen = try reader.signed()
-            let sequence = state.resetTag == 2 ? try reader.varint() : nil
+            let sequence = state.resetTag == .secondForm ? try reader.varint() : nil
             guard seenReplica == replica else { continue }
             if let mark, let sequence, mark.sequence > sequence { return mark.total }
             return seen
@@ -393,7 +393,7 @@ struct CompactResolver {
         reader.offset = marks
         let count = try reader.varint()
         for _ in 0..<count {
-            let tab = try reader.slice(max: TabID.maxBytes, "tab id")
+            let tab = try reader.slice(max: TabID.maxBytes, DocumentRefusal.tabID)
             let markReplica = try reader.fixed64()
             let total = try reader.signed()
             let sequence = try reader.varint()

@@ -23,7 +23,7 @@ struct LayoutDecoder {
         if !catalog.renames.isEmpty {
             return try TabBarDocument(decoding: bytes).layout(catalog: catalog)
         }
-        let table = catalog.idIndex
+        let table = catalog.idTable
         let result = table.bytes.withUnsafeBufferPointer { ids in
             withUnsafeTemporaryAllocation(of: CompactTabState.self, capacity: max(1, table.tabIDs.count)) {
                 states -> Result<Layout, DocumentDecodingError> in
@@ -83,16 +83,16 @@ struct LayoutDecoder {
     /// What the document says about each catalog tab, by catalog index.
     private let states: UnsafeMutableBufferPointer<CompactTabState>
     /// The key of the previous entry: kind, tab bytes (empty for kinds without a tab), replica.
-    private var previousCode = -1
+    private var previousKind: EntryKind?
     private var previousTab = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
     private var previousReplica: UInt64 = 0
     private var kindCount = 0
     /// The next catalog id (in byte order) that a tab of the current kind may match, and the
-    /// catalog index the current entry's tab matched (kind 6 repeats a tab once per replica).
+    /// catalog index the current entry's tab matched (badge increments repeat a tab once per replica).
     private var nextID = 0
     private var match: Int?
     private var removedCount = 0
-    /// The stored selection: kind (0 none, 1 More, 2 a tab) and the tab's bytes.
+    /// The stored selection: its code and the tab's bytes.
     private(set) var selection = CompactSelection()
     /// Where the clear's badge totals start (at their count), or -1.
     private(set) var marks = -1
@@ -113,20 +113,21 @@ struct LayoutDecoder {
 
     private mutating func decode() throws(DocumentDecodingError) {
         let format = try reader.byte()
-        guard format == TabBarDocument.formatVersion || format == TabBarDocument.formatVersion2 else {
-            throw DocumentDecodingError(offset: 0, reason: "unknown document format \(format)")
+        guard format == TabBarDocument.formatVersion1 || format == TabBarDocument.formatVersion2 else {
+            throw DocumentDecodingError(offset: 0, reason: DocumentRefusal.unknownFormat(format))
         }
         reader.allowsVersion2Values = format == TabBarDocument.formatVersion2
-        let count = try reader.count(max: TabBarDocument.maxEntries, "entry count")
+        let count = try reader.count(max: TabBarDocument.maxEntries, DocumentRefusal.entryCount)
         for index in 0..<count {
             try entry(isLast: index == count - 1)
         }
-        guard reader.isAtEnd else { throw reader.fail("trailing bytes") }
+        guard reader.isAtEnd else { throw reader.fail(DocumentRefusal.trailingBytes) }
         if format == TabBarDocument.formatVersion2 && !reader.sawVersion2Value {
-            throw DocumentDecodingError(offset: 0, reason: "format 2 for a document that needs only format 1")
+            throw DocumentDecodingError(offset: 0, reason: DocumentRefusal.formatTwoNotNeeded)
         }
         if context == nil && removedCount > 0 {
-            throw DocumentDecodingError(offset: reader.buffer.count, reason: "removed entry without a clear")
+            throw DocumentDecodingError(
+                offset: reader.buffer.count, reason: DocumentRefusal.removedWithoutClear)
         }
     }
 
@@ -134,14 +135,13 @@ struct LayoutDecoder {
     private mutating func entry(isLast: Bool) throws(DocumentDecodingError) {
         let start = reader.offset
         let code = try reader.byte()
-        guard code <= 7 else {
+        guard let kind = EntryKind(rawValue: code) else {
             reader.offset = start
-            throw reader.fail("unknown entry kind \(code)")
+            throw reader.fail(DocumentRefusal.unknownKind(code))
         }
-        let hasTab = code != 3 && code != 7
-        let tab = hasTab ? try reader.tabBytes() : UnsafeBufferPointer(start: nil, count: 0)
-        let replica = code == 6 ? try reader.fixed64() : 0
-        try checkOrder(code: Int(code), tab: tab, replica: replica, start: start)
+        let tab = kind.hasTab ? try reader.tabBytes() : UnsafeBufferPointer(start: nil, count: 0)
+        let replica = kind.hasReplica ? try reader.fixed64() : 0
+        try checkOrder(kind: kind, tab: tab, replica: replica, start: start)
         _ = try reader.varint()  // the stamp: last writer wins needs it, the layout does not
         _ = try reader.fixed64()  // the origin
         let dotReplica = ReplicaID(rawValue: try reader.fixed64())
@@ -149,13 +149,13 @@ struct LayoutDecoder {
         let sequence = try reader.varint()
         guard sequence > 0 else {
             reader.offset = sequenceStart
-            throw reader.fail("dot sequence 0")
+            throw reader.fail(DocumentRefusal.dotSequenceZero)
         }
-        let tag = try reader.byte()
-        guard tag <= 1 || (tag == 2 && reader.allowsVersion2Values) else {
-            throw reader.fail("unknown value tag \(tag)")
+        let tagByte = try reader.byte()
+        guard let tag = ValueTag(rawValue: tagByte), tag != .secondForm || reader.allowsVersion2Values else {
+            throw reader.fail(DocumentRefusal.unknownValueTag(tagByte))
         }
-        let removed = tag == 0
+        let removed = tag == .removed
         if let checkedContext, !isLast,
             checkedContext.contains(Dot(replica: dotReplica, sequence: sequence)) != removed
         {
@@ -163,102 +163,104 @@ struct LayoutDecoder {
                 offset: reader.buffer.count, reason: "an entry disagrees with the clear's context")
         }
         if removed {
-            guard code != 7 else { throw reader.fail("a clear cannot be removed") }
+            guard kind != .cleared else { throw reader.fail(DocumentRefusal.clearRemoved) }
             removedCount += 1
             return
         }
-        if tag == 2 { reader.sawVersion2Value = true }
+        if tag == .secondForm { reader.sawVersion2Value = true }
         let index = match
-        switch code {
-        case 0:
+        switch kind {
+        case .position:
             try position(tag: tag, at: index)
-        case 1, 2:
-            guard tag == 1 else { throw reader.fail("value tag 2 on an entry that has no second form") }
+        case .customizable, .hidden:
+            guard tag == .present else { throw reader.fail(DocumentRefusal.noSecondForm) }
             let flag = try reader.byte()
-            guard flag <= 1 else { throw reader.fail("flag \(flag) is not 0 or 1") }
+            guard flag <= 1 else { throw reader.fail(DocumentRefusal.flagNotBoolean(flag)) }
             if let index {
-                if code == 1 {
+                if kind == .customizable {
                     states[index].customizable = Int8(flag)
                 } else {
                     states[index].hidden = Int8(flag)
                 }
             }
-        case 3:
-            guard tag == 1 else { throw reader.fail("value tag 2 on an entry that has no second form") }
-            switch try reader.byte() {
-            case 0: selection = CompactSelection(kind: 0)
-            case 1: selection = CompactSelection(kind: 1)
-            case 2:
+        case .selection:
+            guard tag == .present else { throw reader.fail(DocumentRefusal.noSecondForm) }
+            switch SelectionCode(rawValue: try reader.byte()) {
+            case .noTab: selection = CompactSelection(code: .noTab)
+            case .more: selection = CompactSelection(code: .more)
+            case .tab:
                 let bytes = try reader.tabBytes()
-                selection = CompactSelection(kind: 2, tab: bytes)
-            default: throw reader.fail("unknown selection kind")
+                selection = CompactSelection(code: .tab, tab: bytes)
+            case nil: throw reader.fail(DocumentRefusal.unknownSelection)
             }
-        case 4:
-            guard tag == 1 else { throw reader.fail("value tag 2 on an entry that has no second form") }
-            switch try reader.byte() {
-            case 0: break
-            case 1:
+        case .badgeText:
+            guard tag == .present else { throw reader.fail(DocumentRefusal.noSecondForm) }
+            switch BadgeTextCode(rawValue: try reader.byte()) {
+            case .noText: break
+            case .text:
                 let textStart = reader.offset
-                let bytes = try reader.slice(max: Entry.maxBadgeTextBytes, "badge text")
+                let bytes = try reader.slice(max: Entry.maxBadgeTextBytes, DocumentRefusal.badgeText)
                 guard ByteReader.isUTF8(bytes) else {
                     reader.offset = textStart
-                    throw reader.fail("badge text is not valid UTF-8")
+                    throw reader.fail(DocumentRefusal.notUTF8(DocumentRefusal.badgeText))
                 }
                 if let index { states[index].text = textStart }
-            default: throw reader.fail("unknown badge text kind")
+            case nil: throw reader.fail(DocumentRefusal.unknownBadgeText)
             }
-        case 5:
+        case .badgeReset:
             let valueStart = reader.offset
             try badgeReset(tag: tag)
             if let index {
                 states[index].reset = valueStart
                 states[index].resetTag = tag
             }
-        case 6:
-            guard tag == 1 else { throw reader.fail("value tag 2 on an entry that has no second form") }
+        case .badgeIncrements:
+            guard tag == .present else { throw reader.fail(DocumentRefusal.noSecondForm) }
             let valueStart = reader.offset
             let total = try reader.signed()
             guard total.magnitude <= UInt64(Entry.maxBadge) else {
                 reader.offset = valueStart
-                throw reader.fail("badge total out of range")
+                throw reader.fail(DocumentRefusal.badgeTotalOutOfRange)
             }
             if let index, checkedContext == nil {
                 if states[index].totalsCount == 0 { states[index].totals = start }
                 states[index].totalsCount += 1
             }
-        default:
+        case .cleared:
             try clear(tag: tag)
         }
     }
 
     /// Checks that the key (kind, tab bytes, replica) follows the previous one in the canonical
     /// order and that its kind stays within its cap, as the full decoder does with `Entry.Key`'s `<`.
-    private mutating func checkOrder(code: Int, tab: UnsafeBufferPointer<UInt8>, replica: UInt64, start: Int)
+    private mutating func checkOrder(
+        kind: EntryKind, tab: UnsafeBufferPointer<UInt8>, replica: UInt64, start: Int
+    )
         throws(DocumentDecodingError)
     {
         var sameTab = false
-        if code == previousCode {
+        if kind == previousKind {
             let order = IdentifierRules.compare(previousTab, tab)
-            let follows = order < 0 || (order == 0 && code == 6 && previousReplica < replica)
-            guard follows && code != 3 && code != 7 else {
-                throw DocumentDecodingError(offset: start, reason: "entries not in canonical order")
+            let follows = order < 0 || (order == 0 && kind.hasReplica && previousReplica < replica)
+            guard follows && kind.hasTab else {
+                throw DocumentDecodingError(offset: start, reason: DocumentRefusal.notInCanonicalOrder)
             }
             sameTab = order == 0
             kindCount += 1
         } else {
-            guard previousCode < code else {
-                throw DocumentDecodingError(offset: start, reason: "entries not in canonical order")
+            guard previousKind.map({ $0 < kind }) ?? true else {
+                throw DocumentDecodingError(offset: start, reason: DocumentRefusal.notInCanonicalOrder)
             }
             kindCount = 1
             nextID = 0
         }
-        guard kindCount <= Entry.Key.maxCount(code: UInt8(code)) else {
-            throw DocumentDecodingError(offset: start, reason: "too many entries of one kind")
+        guard kindCount <= kind.maxCount else {
+            throw DocumentDecodingError(offset: start, reason: DocumentRefusal.tooManyOfOneKind)
         }
-        previousCode = code
+        previousKind = kind
         previousTab = tab
         previousReplica = replica
-        if !sameTab { match = code == 3 || code == 7 ? nil : catalogIndex(of: tab) }
+        if !sameTab { match = kind.hasTab ? catalogIndex(of: tab) : nil }
     }
 
     /// The catalog index of `tab`, or nil when the catalog lacks it. One forward walk per kind over
@@ -276,13 +278,13 @@ struct LayoutDecoder {
 
     /// A position value, a first-format key (tag 1) or a place (tag 2), recorded for the catalog
     /// tab at `index`.
-    private mutating func position(tag: UInt8, at index: Int?) throws(DocumentDecodingError) {
-        if tag == 2 {
+    private mutating func position(tag: ValueTag, at index: Int?) throws(DocumentDecodingError) {
+        if tag == .secondForm {
             let after = try optionalTab()
             let next = try optionalTab()
             let key = try positionKey()
             if let index {
-                states[index].position = 2
+                states[index].position = .place
                 states[index].after = after
                 states[index].next = next
                 states[index].key = key
@@ -291,12 +293,12 @@ struct LayoutDecoder {
         }
         let valueStart = reader.offset
         let key = try positionKey()
-        guard key.count <= FractionalKey.maxLegacyLength else {
+        guard key.count <= FractionalKey.maxFirstFormatLength else {
             reader.offset = valueStart
-            throw reader.fail("invalid position key")
+            throw reader.fail(DocumentRefusal.invalidPositionKey)
         }
         if let index {
-            states[index].position = 1
+            states[index].position = .firstFormat
             states[index].key = key
         }
     }
@@ -309,7 +311,7 @@ struct LayoutDecoder {
         case 1:
             let bytes = try reader.tabBytes()
             return table.catalogIndex(of: bytes, in: ids) ?? CompactTabState.notInCatalog
-        default: throw reader.fail("expected 0 or 1 before an optional tab id")
+        default: throw reader.fail(DocumentRefusal.optionalTabMarker)
         }
     }
 
@@ -319,52 +321,55 @@ struct LayoutDecoder {
         if let short = reader.shortSlice(max: TabPlace.maxKeyLength) {
             bytes = short
         } else {
-            bytes = try reader.slice(max: TabPlace.maxKeyLength, "position key")
+            bytes = try reader.slice(max: TabPlace.maxKeyLength, DocumentRefusal.positionKey)
         }
         guard let last = bytes.last, last != 0 else {
             reader.offset = start
-            throw reader.fail("position key must be nonempty and not end in 0x00")
+            throw reader.fail(DocumentRefusal.badPositionKey)
         }
         return CompactRange(start: reader.offset - bytes.count, count: bytes.count)
     }
 
     /// A badge reset, checked: an absolute count and the totals it had seen (with their sequences
     /// in tag 2). ``CompactResolver`` reads it again where it needs it.
-    private mutating func badgeReset(tag: UInt8) throws(DocumentDecodingError) {
+    private mutating func badgeReset(tag: ValueTag) throws(DocumentDecodingError) {
         let valueStart = reader.offset
         let count = try reader.signed()
-        let seenCount = try reader.count(max: Entry.maxReplicas, "badge reset replica count")
-        if tag == 2 {
-            guard seenCount > 0 else { throw reader.fail("a badge reset in format 2 must list its totals") }
+        let seenCount = try reader.count(max: Entry.maxReplicas, DocumentRefusal.badgeResetReplicaCount)
+        if tag == .secondForm {
+            guard seenCount > 0 else { throw reader.fail(DocumentRefusal.badgeResetWithoutTotals) }
         }
         var previous: UInt64?
         var inRange = true
         for _ in 0..<seenCount {
             let replica = try reader.fixed64()
-            if let previous, !(previous < replica) { throw reader.fail("badge reset replicas not in order") }
+            if let previous, !(previous < replica) {
+                throw reader.fail(DocumentRefusal.badgeResetReplicasNotInOrder)
+            }
             previous = replica
             let total = try reader.signed()
             inRange = inRange && total.magnitude <= UInt64(Entry.maxBadge)
-            if tag == 2 {
+            if tag == .secondForm {
                 let sequence = try reader.varint()
-                guard sequence > 0 else { throw reader.fail("badge reset with sequence 0") }
+                guard sequence > 0 else { throw reader.fail(DocumentRefusal.badgeResetSequenceZero) }
             }
         }
         guard count >= 0 && count <= Entry.maxBadge && inRange else {
             reader.offset = valueStart
-            throw reader.fail(inRange ? "badge count out of range" : "badge total out of range")
+            throw reader.fail(
+                inRange ? DocumentRefusal.badgeCountOutOfRange : DocumentRefusal.badgeTotalOutOfRange)
         }
     }
 
     /// The clear: its context, and in tag 2 the badge totals it had seen (checked here, read again
     /// by ``CompactResolver``).
-    private mutating func clear(tag: UInt8) throws(DocumentDecodingError) {
+    private mutating func clear(tag: ValueTag) throws(DocumentDecodingError) {
         context = try reader.contextVector()
-        guard tag == 2 else { return }
+        guard tag == .secondForm else { return }
         let valueStart = reader.offset
         marks = valueStart
-        let markCount = try reader.count(max: Entry.maxBadgeMarks, "clear's badge total count")
-        guard markCount > 0 else { throw reader.fail("a clear's badge totals in format 2 must not be empty") }
+        let markCount = try reader.count(max: Entry.maxBadgeMarks, DocumentRefusal.badgeTotalCount)
+        guard markCount > 0 else { throw reader.fail(DocumentRefusal.badgeTotalsEmpty) }
         var previousTab = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
         var previousReplica: UInt64 = 0
         var problem: String?
@@ -376,13 +381,15 @@ struct LayoutDecoder {
             if number > 0 {
                 let order = IdentifierRules.compare(previousTab, tab)
                 guard order < 0 || (order == 0 && previousReplica < replica) else {
-                    throw reader.fail("clear's badge totals not in order")
+                    throw reader.fail(DocumentRefusal.badgeTotalsNotInOrder)
                 }
             }
             previousTab = tab
             previousReplica = replica
-            if total.magnitude > UInt64(Entry.maxBadge) { problem = problem ?? "badge total out of range" }
-            if sequence == 0 { problem = problem ?? "badge total with sequence 0" }
+            if total.magnitude > UInt64(Entry.maxBadge) {
+                problem = problem ?? DocumentRefusal.badgeTotalOutOfRange
+            }
+            if sequence == 0 { problem = problem ?? DocumentRefusal.badgeTotalSequenceZero }
         }
         if let problem {
             reader.offset = valueStart
@@ -400,7 +407,7 @@ extension ByteReader {
         if let short = shortSlice(max: TabID.maxBytes) {
             bytes = short
         } else {
-            bytes = try slice(max: TabID.maxBytes, "tab id")
+            bytes = try slice(max: TabID.maxBytes, DocumentRefusal.tabID)
         }
         // Printable ASCII (0x20–0x7E), the usual id, breaks no rule and is valid UTF-8: one pass.
         var printable = !bytes.isEmpty
@@ -411,11 +418,11 @@ extension ByteReader {
         if printable { return bytes }
         if let problem = IdentifierRules.problem(in: bytes, maxBytes: TabID.maxBytes) {
             offset = start
-            throw fail("tab id \(problem)")
+            throw fail(DocumentRefusal.breaksIdentifierRule(DocumentRefusal.tabID, problem))
         }
         guard Self.isUTF8(bytes) else {
             offset = start
-            throw fail("tab id is not valid UTF-8")
+            throw fail(DocumentRefusal.notUTF8(DocumentRefusal.tabID))
         }
         return bytes
     }

@@ -23,7 +23,7 @@ struct ResolvedBar {
     /// The tab of each slot: the non-fixed catalog tabs in catalog order.
     var slots: [TabID] = []
     /// Whether the order came from first-format keys alone (a document no edit has moved since).
-    var isLegacyOrder = false
+    var isFirstFormatOrder = false
     /// Shown tabs, fixed ones at their catalog index.
     var shown: [TabID] = []
     /// Hidden catalog tabs in resolved order.
@@ -42,8 +42,8 @@ struct ResolvedBar {
         var winners: [Entry.Key: Entry] = [:]
         let renaming = !catalog.renames.isEmpty
         var cursor = CatalogCursor(catalog: catalog)
-        func index(of tab: TabID, kind: UInt8) -> Int? {
-            renaming ? catalog.indexByTab[tab] : cursor.index(of: tab, kind: kind)
+        func index(of tab: TabID, kind: EntryKind) -> Int? {
+            renaming ? catalog.catalogIndexOfTab[tab] : cursor.index(of: tab, kind: kind)
         }
         for entry in document.storage where entry.value != .removed {
             var key = entry.key
@@ -54,14 +54,14 @@ struct ResolvedBar {
                 if let existing = winners[key], existing.beats(entry) { continue }
             }
             switch (key, entry.value) {
-            case (.position(let tab), .position(let legacy)):
-                if let index = index(of: tab, kind: 0) { states[index].position = .legacy(legacy) }
+            case (.position(let tab), .position(let key)):
+                if let index = index(of: tab, kind: .position) { states[index].position = .firstFormat(key) }
             case (.position(let tab), .place(let place)):
-                if let index = index(of: tab, kind: 0) { states[index].position = .place(place) }
+                if let index = index(of: tab, kind: .position) { states[index].position = .place(place) }
             case (.customizable(let tab), .flag(let flag)):
-                if let index = index(of: tab, kind: 1) { states[index].customizable = flag }
+                if let index = index(of: tab, kind: .customizable) { states[index].customizable = flag }
             case (.hidden(let tab), .flag(let flag)):
-                if let index = index(of: tab, kind: 2) { states[index].hidden = flag }
+                if let index = index(of: tab, kind: .hidden) { states[index].hidden = flag }
             case (.selection, .selection(let selection)):
                 storedSelection = selection
             case (.badgeText(let tab), .text(let text)):
@@ -122,11 +122,11 @@ struct ResolvedBar {
     }
 
     func isHidden(_ tab: Catalog.Tab) -> Bool {
-        isHidden(tab, at: catalog.indexByTab[tab.id])
+        isHidden(tab, at: catalog.catalogIndexOfTab[tab.id])
     }
 
     func isCustomizable(_ tab: Catalog.Tab) -> Bool {
-        isCustomizable(tab, at: catalog.indexByTab[tab.id])
+        isCustomizable(tab, at: catalog.catalogIndexOfTab[tab.id])
     }
 
     private func isHidden(_ tab: Catalog.Tab, at index: Int?) -> Bool {
@@ -147,20 +147,20 @@ struct ResolvedBar {
         var movable: [Int] = []
         movable.reserveCapacity(tabs.count)
         for index in tabs.indices where tabs[index].placement != .fixed { movable.append(index) }
-        var hasLegacy = false
+        var hasFirstFormat = false
         var hasPlace = false
         for catalogIndex in movable {
             switch states[catalogIndex].position {
-            case .legacy: hasLegacy = true
+            case .firstFormat: hasFirstFormat = true
             case .place: hasPlace = true
             case nil: break
             }
         }
         let order: [Int]
-        if hasLegacy && !hasPlace {
-            isLegacyOrder = true
-            order = legacyOrder(movable)
-        } else if hasPlace || hasLegacy {
+        if hasFirstFormat && !hasPlace {
+            isFirstFormatOrder = true
+            order = firstFormatOrder(movable)
+        } else if hasPlace || hasFirstFormat {
             order = slotOrder(movable)
         } else {
             order = movable
@@ -204,8 +204,8 @@ struct ResolvedBar {
             switch states[catalogIndex].position {
             case nil:
                 continue
-            case .legacy(let legacy):
-                (gap, key) = (0, legacy)
+            case .firstFormat(let firstFormatKey):
+                (gap, key) = (0, firstFormatKey)
             case .place(let place):
                 recorded = place
                 if place.after == nil {
@@ -252,12 +252,12 @@ struct ResolvedBar {
 
     /// The first format's order: positioned tabs by (key, id); a tab without a position right after
     /// its catalog predecessor (chained), else first.
-    private mutating func legacyOrder(_ movable: [Int]) -> [Int] {
+    private mutating func firstFormatOrder(_ movable: [Int]) -> [Int] {
         let tabs = catalog.tabs
         var positioned: [(key: [UInt8], tab: TabID, index: Int)] = []
         positioned.reserveCapacity(movable.count)
         for (index, catalogIndex) in movable.enumerated() {
-            if case .legacy(let key) = states[catalogIndex].position {
+            if case .firstFormat(let key) = states[catalogIndex].position {
                 positioned.append((key, tabs[catalogIndex].id, index))
             }
         }
@@ -294,14 +294,14 @@ struct ResolvedBar {
     /// the clear had seen, so increments a clear covered never come back.
     func rawBadgeCount(_ tab: TabID) -> Int64 {
         var count = resets[tab]?.count ?? 0
-        for (replica, total) in totals[tab] ?? [:] { count += total - badgeZero(tab, replica) }
+        for (replica, total) in totals[tab] ?? [:] { count += total - badgeBaseline(tab, replica) }
         return count
     }
 
     /// The total a replica's increments to `tab` count from: what the live badge set had seen of
     /// them, or what a clear had seen when that is more (by the sequence that wrote it) or the set saw
     /// none; without a set, what the clear had seen; else 0.
-    func badgeZero(_ tab: TabID, _ replica: ReplicaID) -> Int64 {
+    func badgeBaseline(_ tab: TabID, _ replica: ReplicaID) -> Int64 {
         let mark = marks[tab]?[replica]
         guard let reset = resets[tab] else { return mark?.total ?? 0 }
         guard let seen = reset.seen[replica] else { return mark?.total ?? 0 }
@@ -317,7 +317,7 @@ struct ResolvedBar {
             isShown[catalogIndex] = true
             if isCustomizable(tabs[catalogIndex], at: catalogIndex) { layout.customizable.append(id) }
         }
-        func shows(_ tab: TabID) -> Bool { catalog.indexByTab[tab].map { isShown[$0] } ?? false }
+        func shows(_ tab: TabID) -> Bool { catalog.catalogIndexOfTab[tab].map { isShown[$0] } ?? false }
         // Badges and texts are few: look their tabs up, not every shown tab in them.
         for tab in totals.keys where shows(tab) {
             let count = badgeCount(tab)
@@ -348,7 +348,7 @@ private struct TabState {
 
 /// A tab's live position entry: a first-format key, or a place.
 enum StoredPosition: Equatable {
-    case legacy([UInt8])
+    case firstFormat([UInt8])
     case place(TabPlace)
 }
 
@@ -377,7 +377,7 @@ struct OrderItem: Equatable {
 /// the ids ever go backwards).
 private struct CatalogCursor {
     let catalog: Catalog
-    var kind = UInt8.max
+    var kind: EntryKind?
     var next = 0
     var previous: TabID?
 
@@ -385,13 +385,13 @@ private struct CatalogCursor {
         self.catalog = catalog
     }
 
-    mutating func index(of tab: TabID, kind: UInt8) -> Int? {
+    mutating func index(of tab: TabID, kind: EntryKind) -> Int? {
         if kind != self.kind || previous.map({ !($0 < tab) }) ?? false {
             self.kind = kind
             next = 0
         }
         previous = tab
-        let sorted = catalog.indicesByID
+        let sorted = catalog.catalogIndicesInIDOrder
         while next < sorted.count {
             let order = IdentifierRules.compare(catalog.tabs[sorted[next]].id.rawValue, tab.rawValue)
             if order > 0 { return nil }

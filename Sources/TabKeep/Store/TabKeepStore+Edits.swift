@@ -59,42 +59,38 @@ extension TabKeepStore {
         throws(TabKeepError)
     {
         guard guest != account else { return }
-        do {
-            let (changed, revisions): ([DocumentKey], ClosedRange<UInt64>?) = try environment.write { txn in
-                var writer = try loadWriter(txn)
-                var raises = VersionRaises()
-                var changed: [DocumentKey] = []
-                for bar in try barsOf(txn, guest) {
-                    let guestKey = DocumentKey(profile: guest, bar: bar)
-                    let accountKey = DocumentKey(profile: account, bar: bar)
-                    guard let guestDocument = try loadDocument(txn, guestKey) else { continue }
-                    let previous = try loadDocument(txn, accountKey)
-                    var merged = previous ?? TabBarDocument()
-                    var replica = try self.replica(for: account, &writer, txn)
-                    merged.fold(guestDocument, by: &replica)
-                    absorb(replica, for: account, into: &writer)
-                    // An erased guest folds nothing: store no empty account document.
-                    if merged != (previous ?? TabBarDocument()) {
-                        try saveDocument(
-                            txn, accountKey, merged, previous: previous, raising: &raises)
-                        changed.append(accountKey)
-                    }
-                    if removingGuest {
-                        var cleared = guestDocument
-                        var replica = try self.replica(for: guest, &writer, txn)
-                        try cleared.apply(.reset, catalog: .empty, by: &replica)
-                        absorb(replica, for: guest, into: &writer)
-                        try saveDocument(
-                            txn, guestKey, cleared, previous: guestDocument, raising: &raises)
-                        changed.append(guestKey)
-                    }
+        let (changed, revisions): ([DocumentKey], ClosedRange<UInt64>?) = try write { txn in
+            var writer = try loadWriteState(txn)
+            var raises = VersionRaises()
+            var changed: [DocumentKey] = []
+            for bar in try barsOf(txn, guest) {
+                let guestKey = DocumentKey(profile: guest, bar: bar)
+                let accountKey = DocumentKey(profile: account, bar: bar)
+                guard let guestDocument = try loadDocument(txn, guestKey) else { continue }
+                let previous = try loadDocument(txn, accountKey)
+                var merged = previous ?? TabBarDocument()
+                var replica = try self.replica(for: account, &writer, txn)
+                merged.fold(guestDocument, by: &replica)
+                absorb(replica, for: account, into: &writer)
+                // An erased guest folds nothing: store no empty account document.
+                if merged != (previous ?? TabBarDocument()) {
+                    try saveDocument(
+                        txn, accountKey, merged, previous: previous, raising: &raises)
+                    changed.append(accountKey)
                 }
-                return (changed, try saveWriter(txn, writer, raising: raises, changed: changed))
+                if removingGuest {
+                    var cleared = guestDocument
+                    var replica = try self.replica(for: guest, &writer, txn)
+                    try cleared.apply(.reset, catalog: .empty, by: &replica)
+                    absorb(replica, for: guest, into: &writer)
+                    try saveDocument(
+                        txn, guestKey, cleared, previous: guestDocument, raising: &raises)
+                    changed.append(guestKey)
+                }
             }
-            watchers.publish(changed, revisions: revisions)
-        } catch {
-            throw TabKeepError.wrap(error)
+            return (changed, try saveWriteState(txn, writer, raising: raises, changed: changed))
         }
+        watchers.publish(changed, revisions: revisions)
     }
 
     /// The bars of `profile` with a stored document, erased ones included.
@@ -121,66 +117,62 @@ extension TabKeepStore {
         registering catalogs: [(bar: BarID, catalog: Catalog)] = [], allOrNothing: Bool,
         requests makeRequests: (borrowing Transaction) throws -> [EditRequest]
     ) throws(TabKeepError) -> (requests: [EditRequest], results: [Result<Void, TabKeepError>]) {
-        do {
-            let (requests, results, changed, revisions) = try environment.write { txn in
-                for (bar, catalog) in catalogs {
-                    try txn.put(catalogsDatabase, key: Array(bar.rawValue.utf8), value: catalog.encoded())
-                }
-                let requests = try makeRequests(txn)
-                var writer = try loadWriter(txn)
-                var working: [DocumentKey: (previous: TabBarDocument?, current: TabBarDocument)] = [:]
-                var catalogsByBar: [BarID: Catalog] = [:]
-                var results: [Result<Void, TabKeepError>] = []
-                results.reserveCapacity(requests.count)
-                for request in requests {
-                    do {
-                        let catalog: Catalog
-                        if let given = request.catalog {
-                            catalog = given
-                        } else if let cached = catalogsByBar[request.key.bar] {
-                            catalog = cached
-                        } else {
-                            // Decoded once per record bytes (the cache `layout` uses), not per edit;
-                            // the bytes are still read in this transaction.
-                            catalog = try registeredCatalog(txn, bar: request.key.bar)
-                            catalogsByBar[request.key.bar] = catalog
-                        }
-                        let state =
-                            try working[request.key]
-                            ?? {
-                                let stored = try loadDocument(txn, request.key)
-                                return (stored, stored ?? TabBarDocument())
-                            }()
-                        var document = state.current
-                        var scratch = try replica(for: request.key.profile, &writer, txn)
-                        for edit in request.edits { try document.apply(edit, catalog: catalog, by: &scratch) }
-                        absorb(scratch, for: request.key.profile, into: &writer)
-                        working[request.key] = (state.previous, document)
-                        results.append(.success(()))
-                    } catch {
-                        if allOrNothing { throw error }
-                        results.append(.failure(TabKeepError.wrap(error)))
-                    }
-                }
-                // An edit that wrote nothing (clearing an absent badge) stores no empty document.
-                let changed = working.keys.sorted().filter { key in
-                    let state = working[key]!
-                    return state.current != (state.previous ?? TabBarDocument())
-                }
-                var raises = VersionRaises()
-                for key in changed {
-                    let state = working[key]!
-                    try saveDocument(txn, key, state.current, previous: state.previous, raising: &raises)
-                }
-                let revisions =
-                    changed.isEmpty ? nil : try saveWriter(txn, writer, raising: raises, changed: changed)
-                return (requests, results, changed, revisions)
+        let (requests, results, changed, revisions) = try write { txn in
+            for (bar, catalog) in catalogs {
+                try txn.put(catalogsDatabase, key: Array(bar.rawValue.utf8), value: catalog.encoded())
             }
-            watchers.publish(changed, revisions: revisions)
-            return (requests, results)
-        } catch {
-            throw TabKeepError.wrap(error)
+            let requests = try makeRequests(txn)
+            var writer = try loadWriteState(txn)
+            var working: [DocumentKey: (previous: TabBarDocument?, current: TabBarDocument)] = [:]
+            var catalogsByBar: [BarID: Catalog] = [:]
+            var results: [Result<Void, TabKeepError>] = []
+            results.reserveCapacity(requests.count)
+            for request in requests {
+                do {
+                    let catalog: Catalog
+                    if let given = request.catalog {
+                        catalog = given
+                    } else if let cached = catalogsByBar[request.key.bar] {
+                        catalog = cached
+                    } else {
+                        // Decoded once per record bytes (the cache `layout` uses), not per edit;
+                        // the bytes are still read in this transaction.
+                        catalog = try registeredCatalog(txn, bar: request.key.bar)
+                        catalogsByBar[request.key.bar] = catalog
+                    }
+                    let state =
+                        try working[request.key]
+                        ?? {
+                            let stored = try loadDocument(txn, request.key)
+                            return (stored, stored ?? TabBarDocument())
+                        }()
+                    var document = state.current
+                    var scratch = try replica(for: request.key.profile, &writer, txn)
+                    for edit in request.edits { try document.apply(edit, catalog: catalog, by: &scratch) }
+                    absorb(scratch, for: request.key.profile, into: &writer)
+                    working[request.key] = (state.previous, document)
+                    results.append(.success(()))
+                } catch {
+                    if allOrNothing { throw error }
+                    results.append(.failure(TabKeepError.wrap(error)))
+                }
+            }
+            // An edit that wrote nothing (clearing an absent badge) stores no empty document.
+            let changed = working.keys.sorted().filter { key in
+                let state = working[key]!
+                return state.current != (state.previous ?? TabBarDocument())
+            }
+            var raises = VersionRaises()
+            for key in changed {
+                let state = working[key]!
+                try saveDocument(txn, key, state.current, previous: state.previous, raising: &raises)
+            }
+            let revisions =
+                changed.isEmpty ? nil : try saveWriteState(txn, writer, raising: raises, changed: changed)
+            return (requests, results, changed, revisions)
         }
+        watchers.publish(changed, revisions: revisions)
+        return (requests, results)
     }
 }
 

@@ -5,20 +5,37 @@ public struct StoreDelta: Hashable, Sendable {
     /// One section per profile, in profile order.
     public var profiles: [ProfileDelta]
     /// Rows read to build the delta (dots scanned plus documents loaded): it grows with the
-    /// change, not with the store.
-    public var rowsVisited: Int
+    /// change, not with the store. A measurement for this package's tests, not part of the
+    /// delta: equality and hashing leave it out.
+    package var rowsVisited: Int
     /// The bad claims found in the peer's vectors while the delta was cut for a sync (see
     /// ``OverClaim``); each of those profiles goes whole.
     public var overClaims: [OverClaim] = []
 
     /// A delta of `profiles`.
-    public init(profiles: [ProfileDelta], rowsVisited: Int = 0) {
+    public init(profiles: [ProfileDelta]) {
+        self.init(profiles: profiles, rowsVisited: 0)
+    }
+
+    /// A delta of `profiles` that took `rowsVisited` rows to build.
+    package init(profiles: [ProfileDelta], rowsVisited: Int) {
         self.profiles = profiles
         self.rowsVisited = rowsVisited
     }
 
     /// Every document of every section.
     public var documents: [DocumentDelta] { profiles.flatMap(\.documents) }
+
+    /// Whether two deltas carry the same sections and findings (however many rows each took).
+    public static func == (lhs: StoreDelta, rhs: StoreDelta) -> Bool {
+        lhs.profiles == rhs.profiles && lhs.overClaims == rhs.overClaims
+    }
+
+    /// Hashes the sections and findings, as ``==(_:_:)`` compares them.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(profiles)
+        hasher.combine(overClaims)
+    }
 }
 
 /// One profile's part of a ``StoreDelta``.
@@ -118,85 +135,81 @@ extension TabKeepStore {
             "peer vectors must be in strictly increasing profile order")
         precondition(peerDigests.isEmpty || peerDigests.count == peer.count, "one digest per peer vector")
         let own = replicaID
-        do {
-            return try environment.read { txn in
-                var rows = 0
-                var sections: [ProfileDelta] = []
-                var findings: [OverClaim] = []
-                let mine = try readVectorList(txn, scope)
-                var mineIndex = 0
-                var peerIndex = 0
-                let empty = VersionVector()
-                while mineIndex < mine.count || peerIndex < peer.count {
-                    // Walk both lists in profile order; a profile the peer holds and this store
-                    // lacks gets an empty section, which tells the peer to send it.
-                    let profile: ProfileID
-                    var now: VersionVector
-                    var base: VersionVector
-                    var peerDigest: UInt32?
-                    if peerIndex == peer.count
-                        || (mineIndex < mine.count && mine[mineIndex].profile < peer[peerIndex].profile)
-                    {
-                        (profile, now, base) = (mine[mineIndex].profile, mine[mineIndex].vector, empty)
-                        mineIndex += 1
-                    } else if mineIndex == mine.count || peer[peerIndex].profile < mine[mineIndex].profile {
-                        let entry = peer[peerIndex]
-                        peerDigest = peerDigests.isEmpty ? nil : peerDigests[peerIndex]
-                        peerIndex += 1
-                        guard scope.contains(entry.profile) else { continue }
-                        (profile, now, base) = (entry.profile, empty, entry.vector)
-                    } else {
-                        (profile, now, base) = (
-                            mine[mineIndex].profile, mine[mineIndex].vector, peer[peerIndex].vector
-                        )
-                        peerDigest = peerDigests.isEmpty ? nil : peerDigests[peerIndex]
-                        mineIndex += 1
-                        peerIndex += 1
-                    }
-                    let digest = withDigests ? try documentDigest(txn, profile) : nil
-                    if let peerReplica {
-                        let check = try checkClaims(
-                            txn, profile, mine: now, theirs: base, theirDigest: peerDigest, own: own,
-                            peer: peerReplica, digest: digest)
-                        // This store's vector goes as stored (a reply writes nothing): the
-                        // peer, the authority on itself, sees any claim about it past what it issued.
-                        if check.untrusted { base = empty }
-                        findings += check.findings
-                    }
-                    if fullState.contains(profile) { base = empty }
-                    if now == base && !includeUnchanged { continue }
-                    var bars: [BarID] = []
-                    for element in now.storage where element.sequence > base[element.replica] {
-                        var range = KeyRange.prefix(
-                            Records.profilePrefix(profile) + Records.bigEndian(element.replica.rawValue))
-                        range.lower = Records.dotKey(
-                            profile, Dot(replica: element.replica, sequence: base[element.replica] + 1))
-                        try txn.forEach(dots, in: range) { _, value in
-                            rows += 1
-                            let bar = try BarID(String(decoding: value, as: UTF8.self))
-                            if !bars.contains(bar) { bars.append(bar) }
-                            return true
-                        }
-                    }
-                    var documents: [DocumentDelta] = []
-                    for bar in bars.sorted() {
-                        rows += 1
-                        let key = DocumentKey(profile: profile, bar: bar)
-                        guard let document = try loadDocument(txn, key) else { continue }
-                        let part = Self.part(of: document, after: base)
-                        if !part.isEmpty { documents.append(DocumentDelta(key: key, document: part)) }
-                    }
-                    sections.append(
-                        ProfileDelta(
-                            profile: profile, vector: now, base: base, documents: documents,
-                            digest: digest))
+        return try read { txn in
+            var rows = 0
+            var sections: [ProfileDelta] = []
+            var findings: [OverClaim] = []
+            let mine = try readVectorsInOrder(txn, in: scope)
+            var mineIndex = 0
+            var peerIndex = 0
+            let empty = VersionVector()
+            while mineIndex < mine.count || peerIndex < peer.count {
+                // Walk both lists in profile order; a profile the peer holds and this store
+                // lacks gets an empty section, which tells the peer to send it.
+                let profile: ProfileID
+                var now: VersionVector
+                var base: VersionVector
+                var peerDigest: UInt32?
+                if peerIndex == peer.count
+                    || (mineIndex < mine.count && mine[mineIndex].profile < peer[peerIndex].profile)
+                {
+                    (profile, now, base) = (mine[mineIndex].profile, mine[mineIndex].vector, empty)
+                    mineIndex += 1
+                } else if mineIndex == mine.count || peer[peerIndex].profile < mine[mineIndex].profile {
+                    let entry = peer[peerIndex]
+                    peerDigest = peerDigests.isEmpty ? nil : peerDigests[peerIndex]
+                    peerIndex += 1
+                    guard scope.contains(entry.profile) else { continue }
+                    (profile, now, base) = (entry.profile, empty, entry.vector)
+                } else {
+                    (profile, now, base) = (
+                        mine[mineIndex].profile, mine[mineIndex].vector, peer[peerIndex].vector
+                    )
+                    peerDigest = peerDigests.isEmpty ? nil : peerDigests[peerIndex]
+                    mineIndex += 1
+                    peerIndex += 1
                 }
-                var delta = StoreDelta(profiles: sections, rowsVisited: rows)
-                delta.overClaims = findings
-                return delta
+                let digest = withDigests ? try documentDigest(txn, profile) : nil
+                if let peerReplica {
+                    let check = try checkClaims(
+                        txn, profile, mine: now, theirs: base, theirDigest: peerDigest, own: own,
+                        peer: peerReplica, digest: digest)
+                    // This store's vector goes as stored (a reply writes nothing): the
+                    // peer, the authority on itself, sees any claim about it past what it issued.
+                    if check.untrusted { base = empty }
+                    findings += check.findings
+                }
+                if fullState.contains(profile) { base = empty }
+                if now == base && !includeUnchanged { continue }
+                var bars: [BarID] = []
+                for element in now.storage where element.sequence > base[element.replica] {
+                    var range = KeyRange.prefix(
+                        Records.profilePrefix(profile) + Records.bigEndian(element.replica.rawValue))
+                    range.lower = Records.dotKey(
+                        profile, Dot(replica: element.replica, sequence: base[element.replica] + 1))
+                    try txn.forEach(dots, in: range) { _, value in
+                        rows += 1
+                        let bar = try BarID(String(decoding: value, as: UTF8.self))
+                        if !bars.contains(bar) { bars.append(bar) }
+                        return true
+                    }
+                }
+                var documents: [DocumentDelta] = []
+                for bar in bars.sorted() {
+                    rows += 1
+                    let key = DocumentKey(profile: profile, bar: bar)
+                    guard let document = try loadDocument(txn, key) else { continue }
+                    let part = Self.part(of: document, after: base)
+                    if !part.isEmpty { documents.append(DocumentDelta(key: key, document: part)) }
+                }
+                sections.append(
+                    ProfileDelta(
+                        profile: profile, vector: now, base: base, documents: documents,
+                        digest: digest))
             }
-        } catch {
-            throw TabKeepError.wrap(error)
+            var delta = StoreDelta(profiles: sections, rowsVisited: rows)
+            delta.overClaims = findings
+            return delta
         }
     }
 
@@ -205,14 +218,10 @@ extension TabKeepStore {
     package func versionVectorsAndDigests(_ scope: ProfileScope) throws(TabKeepError) -> [(
         profile: ProfileID, vector: VersionVector, digest: UInt32
     )] {
-        do {
-            return try environment.read { txn in
-                try readVectorList(txn, scope).map {
-                    ($0.profile, $0.vector, try documentDigest(txn, $0.profile))
-                }
+        return try read { txn in
+            try readVectorsInOrder(txn, in: scope).map {
+                ($0.profile, $0.vector, try documentDigest(txn, $0.profile))
             }
-        } catch {
-            throw TabKeepError.wrap(error)
         }
     }
 
@@ -271,67 +280,63 @@ extension TabKeepStore {
                 )
             }
         }
-        do {
-            let (changed, overClaims, repaired, revisions):
-                ([DocumentKey], [OverClaim], [ProfileID], ClosedRange<UInt64>?) = try environment.write {
-                    txn in
-                    var writer = try loadWriter(txn)
-                    var raises = VersionRaises()
-                    var changed: [DocumentKey] = []
-                    var overClaims: [OverClaim] = []
-                    var repaired: [ProfileID] = []
-                    let locals = try readVectors(txn, of: delta.profiles.map(\.profile))
-                    for (section, stored) in zip(delta.profiles, locals) {
-                        let check = try checkClaims(
-                            txn, section.profile, mine: stored, theirs: section.vector,
-                            theirDigest: section.digest, own: writer.id, peer: sender)
-                        var local = stored
-                        if let proven = check.proven {
-                            try replaceVector(txn, section.profile, with: proven)
-                            local = proven
-                        }
-                        overClaims += check.findings
-                        let trusted = !check.untrusted
-                        if !trusted { repaired.append(section.profile) }
-                        if let element = section.base.storage.first(where: {
-                            local[$0.replica] < $0.sequence
-                        }) {
-                            // An untrusted section's base may be past a vector just rebuilt: its
-                            // entries wait for the full exchange the finding asks for.
-                            guard trusted else { continue }
-                            throw TabKeepError.missingHistory(
-                                section.profile, replica: element.replica, needed: element.sequence,
-                                have: local[element.replica])
-                        }
-                        for document in section.documents {
-                            let previous = try loadDocument(txn, document.key)
-                            var merged = previous ?? TabBarDocument()
-                            merged.merge(document.document)
-                            if merged == previous { continue }
-                            try saveDocument(txn, document.key, merged, previous: previous, raising: &raises)
-                            try keepClearDot(
-                                txn, document.key, incoming: document.document, merged: merged,
-                                raising: &raises)
-                            changed.append(document.key)
-                        }
-                        guard trusted else { continue }
-                        // A replica is the authority on itself: no peer raises its own entry.
-                        for element in section.vector.storage
-                        where element.sequence > local[element.replica] && element.replica != writer.id {
-                            raises.raise(section.profile, element.replica, to: element.sequence)
-                        }
+        let (changed, overClaims, repaired, revisions):
+            ([DocumentKey], [OverClaim], [ProfileID], ClosedRange<UInt64>?) = try write {
+                txn in
+                var writer = try loadWriteState(txn)
+                var raises = VersionRaises()
+                var changed: [DocumentKey] = []
+                var overClaims: [OverClaim] = []
+                var repaired: [ProfileID] = []
+                let locals = try readVectors(txn, of: delta.profiles.map(\.profile))
+                for (section, stored) in zip(delta.profiles, locals) {
+                    let check = try checkClaims(
+                        txn, section.profile, mine: stored, theirs: section.vector,
+                        theirDigest: section.digest, own: writer.id, peer: sender)
+                    var local = stored
+                    if let proven = check.proven {
+                        try replaceVector(txn, section.profile, with: proven)
+                        local = proven
                     }
-                    writer.clock.observe(newest)
-                    return (
-                        changed, overClaims, repaired,
-                        try saveWriter(txn, writer, raising: raises, changed: changed)
-                    )
+                    overClaims += check.findings
+                    let trusted = !check.untrusted
+                    if !trusted { repaired.append(section.profile) }
+                    if let element = section.base.storage.first(where: {
+                        local[$0.replica] < $0.sequence
+                    }) {
+                        // An untrusted section's base may be past a vector just rebuilt: its
+                        // entries wait for the full exchange the finding asks for.
+                        guard trusted else { continue }
+                        throw TabKeepError.missingHistory(
+                            section.profile, replica: element.replica, needed: element.sequence,
+                            have: local[element.replica])
+                    }
+                    for document in section.documents {
+                        let previous = try loadDocument(txn, document.key)
+                        var merged = previous ?? TabBarDocument()
+                        merged.merge(document.document)
+                        if merged == previous { continue }
+                        try saveDocument(txn, document.key, merged, previous: previous, raising: &raises)
+                        try keepClearDot(
+                            txn, document.key, incoming: document.document, merged: merged,
+                            raising: &raises)
+                        changed.append(document.key)
+                    }
+                    guard trusted else { continue }
+                    // A replica is the authority on itself: no peer raises its own entry.
+                    for element in section.vector.storage
+                    where element.sequence > local[element.replica] && element.replica != writer.id {
+                        raises.raise(section.profile, element.replica, to: element.sequence)
+                    }
                 }
-            watchers.publish(changed, revisions: revisions)
-            return DeltaApplication(changed: changed, overClaims: overClaims, untrusted: repaired)
-        } catch {
-            throw TabKeepError.wrap(error)
-        }
+                writer.clock.observe(newest)
+                return (
+                    changed, overClaims, repaired,
+                    try saveWriteState(txn, writer, raising: raises, changed: changed)
+                )
+            }
+        watchers.publish(changed, revisions: revisions)
+        return DeltaApplication(changed: changed, overClaims: overClaims, untrusted: repaired)
     }
 
     /// What comparing a peer's vector (and digest) of a profile with this store's found.
@@ -404,20 +409,16 @@ extension TabKeepStore {
     public func forEachDocument(
         _ body: (DocumentKey, Result<TabBarDocument, TabKeepError>) throws -> Void
     ) throws(TabKeepError) {
-        do {
-            try environment.read { txn in
-                try txn.forEach(documents) { key, value in
-                    let documentKey = try DocumentKey(bytes: key)
-                    do {
-                        try body(documentKey, .success(try TabBarDocument(decoding: value)))
-                    } catch let error as DocumentDecodingError {
-                        try body(documentKey, .failure(.corruptDocument(documentKey, error)))
-                    }
-                    return true
+        try read { txn in
+            try txn.forEach(documents) { key, value in
+                let documentKey = try DocumentKey(bytes: key)
+                do {
+                    try body(documentKey, .success(try TabBarDocument(decoding: value)))
+                } catch let error as DocumentDecodingError {
+                    try body(documentKey, .failure(.corruptDocument(documentKey, error)))
                 }
+                return true
             }
-        } catch {
-            throw TabKeepError.wrap(error)
         }
     }
 
@@ -481,7 +482,7 @@ extension TabKeepStore {
                     try environment.write { txn in
                         var report = ImportReport()
                         var log = ImportChangeLog(enabled: true)
-                        var writer = try loadWriter(txn)
+                        var writer = try loadWriteState(txn)
                         var fresh: ReplicaID?
                         var raises = VersionRaises()
                         var fed = FedKeys(ordered: keyOrdered)
@@ -492,7 +493,7 @@ extension TabKeepStore {
                             try txn.removeAll(versions)
                             if !dryRun {
                                 fresh = try takeFreshIdentity(txn)
-                                writer = Writer(id: fresh!, clock: writer.clock)
+                                writer = ReplicaWriteState(id: fresh!, clock: writer.clock)
                             }
                         }
                         for (bar, catalog) in newCatalogs {
@@ -565,7 +566,7 @@ extension TabKeepStore {
                             }
                         }
                         writer.clock.observe(newest)
-                        let revisions = try saveWriter(txn, writer, raising: raises, changed: log.keys)
+                        let revisions = try saveWriteState(txn, writer, raising: raises, changed: log.keys)
                         if dryRun { throw DryRun(report: report) }
                         return (report, log, revisions, fresh)
                     }

@@ -1,27 +1,62 @@
 import LMDBKit
 
-/// Reading `versions` in bulk: a sync reads one vector per profile of the store, so these read
-/// keys in place (no copied key, no `String` per record) and make each profile id once.
+/// Reading and writing `versions`, under one naming scheme: `versionVector…` are the public
+/// whole-store reads, `readVector…(_ txn, …)` read inside a transaction the caller holds —
+/// `readVector(_:of:)` one profile, `readVectorsInOrder(_:in:)` a scope as a list in profile
+/// order (what a sync request carries), `readVectorsByProfile(_:in:)` the same as a dictionary,
+/// `readVectors(_:of:)` a given list of profiles. A sync reads one vector per profile of the
+/// store, so the bulk reads read keys in place (no copied key, no `String` per record) and make
+/// each profile id once.
 extension TabKeepStore {
-    /// ``versionVectors(_:)`` as a list in profile order, as a sync request carries them.
-    package func versionVectorList(_ scope: ProfileScope = .all) throws(TabKeepError) -> [(
-        profile: ProfileID, vector: VersionVector
-    )] {
-        do {
-            return try environment.read { txn in try readVectorList(txn, scope) }
-        } catch {
-            throw TabKeepError.wrap(error)
+    /// The highest sequence this store has seen from each replica in any profile: a summary for
+    /// people and tools. Sync compares each profile's own vector (``versionVectors(_:)``).
+    public func versionVector() throws(TabKeepError) -> VersionVector {
+        var summary = VersionVector()
+        for vector in try versionVectors(.all).values { summary.merge(vector) }
+        return summary
+    }
+
+    /// The version vector of each profile in `scope` that this store holds anything of (every
+    /// listed profile, empty when the store holds nothing of it).
+    public func versionVectors(_ scope: ProfileScope = .all) throws(TabKeepError) -> [ProfileID:
+        VersionVector]
+    {
+        return try read { txn in try readVectorsByProfile(txn, in: scope) }
+    }
+
+    /// `profile`'s version vector: for each replica, the highest sequence of it in this profile that
+    /// the store holds or has seen superseded.
+    func readVector(_ txn: borrowing Transaction, of profile: ProfileID) throws -> VersionVector {
+        var vector = VersionVector()
+        let prefix = Records.profilePrefix(profile)
+        try txn.forEach(versions, in: .prefix(prefix)) { key, value in
+            let (profileCount, replica, sequence) = try Self.versionRecord(key, value)
+            guard profileCount + 1 == prefix.count else {
+                throw TabKeepError.corruptMeta("malformed versions record")
+            }
+            Self.set(&vector, replica, sequence)
+            return true
         }
+        return vector
+    }
+
+    /// `readVectorsInOrder(_:in:)` as a dictionary.
+    func readVectorsByProfile(_ txn: borrowing Transaction, in scope: ProfileScope) throws -> [ProfileID:
+        VersionVector]
+    {
+        var result: [ProfileID: VersionVector] = [:]
+        for (profile, vector) in try readVectorsInOrder(txn, in: scope) { result[profile] = vector }
+        return result
     }
 
     /// The vector of each profile in `scope` that this store holds anything of, in profile order
     /// (with `.only`, every listed profile, empty when the store holds nothing of it).
-    func readVectorList(_ txn: borrowing Transaction, _ scope: ProfileScope) throws -> [(
+    func readVectorsInOrder(_ txn: borrowing Transaction, in scope: ProfileScope) throws -> [(
         profile: ProfileID, vector: VersionVector
     )] {
         switch scope {
         case .only(let profiles):
-            return try profiles.sorted().map { ($0, try readVector(txn, $0)) }
+            return try profiles.sorted().map { ($0, try readVector(txn, of: $0)) }
         case .all:
             var result: [(profile: ProfileID, vector: VersionVector)] = []
             result.reserveCapacity(try txn.count(versions))  // at most one profile per record
@@ -53,7 +88,7 @@ extension TabKeepStore {
         guard let first = profiles.first else { return [] }
         let sorted = zip(profiles, profiles.dropFirst()).allSatisfy { $0 < $1 }
         guard sorted, profiles.count * 16 >= (try txn.count(versions)) else {
-            return try profiles.map { try readVector(txn, $0) }
+            return try profiles.map { try readVector(txn, of: $0) }
         }
         var result = Array(repeating: VersionVector(), count: profiles.count)
         var index = 0
@@ -115,7 +150,7 @@ extension TabKeepStore {
     /// dots held does that).
     func replaceVector(_ txn: borrowing Transaction, _ profile: ProfileID, with vector: VersionVector) throws
     {
-        let current = try readVector(txn, profile)
+        let current = try readVector(txn, of: profile)
         for replica in current.replicas where vector[replica] == 0 {
             try txn.delete(versions, key: Records.versionKey(profile, replica))
         }

@@ -40,11 +40,7 @@ extension TabKeepStore {
     ///   replica's own sequence in each profile is at least its highest dot there.
     /// - `catalogs`: every registered catalog decodes.
     public func verify() throws(TabKeepError) -> VerifyReport {
-        do {
-            return try environment.read { txn in try verify(txn) }
-        } catch {
-            throw TabKeepError.wrap(error)
-        }
+        return try read { txn in try verify(txn) }
     }
 
     private func verify(_ txn: borrowing Transaction) throws -> VerifyReport {

@@ -1,4 +1,3 @@
-import LMDBKit
 import TabKeep
 
 /// `tabkeep stat`: the store's figures.
@@ -21,23 +20,17 @@ enum StatCommand {
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
         let store = try Stores.readOnly(arguments.positionals[0])
-        let environment = store.environment
-        let info = try environment.info()
-        var databases: [(String, DatabaseStatistics)] = []
-        for name in ["meta", "documents", "dots", "versions", "catalogs", "changes"] {
-            // A store of the first release, opened read-only, has no change log yet.
-            guard let database = try? environment.database(name) else { continue }
-            databases.append((name, try environment.statistics(of: database)))
-        }
+        let figures = try store.statistics()
+        let databases = figures.databases.map { ($0.name, $0.statistics) }
         let profiles = try store.profiles()
         let bars = try profiles.reduce(0) { $0 + (try store.bars(of: $1)).count }
-        let documents = databases.first { $0.0 == "documents" }!.1.entries
+        let documents = figures["documents"]?.entries ?? 0
         let history = try store.identityHistory()
         let schema = try store.storedSchema()
         // A first-release store read without migrating keeps one vector in the old layout: not shown.
         let vector = schema < TabKeepStore.schemaVersion ? VersionVector() : try store.versionVector()
-        let entries = databases.reduce(0) { $0 + $1.1.entries }
-        let depth = databases.map(\.1.depth).max() ?? 0
+        let entries = figures.entries
+        let depth = figures.depth
         if arguments.has("json") {
             let perDatabase = databases.map { name, stats in
                 "\(Output.json(name)):{\"depth\":\(stats.depth),\"entries\":\(stats.entries),"
@@ -48,8 +41,8 @@ enum StatCommand {
             print(
                 "{\"schema\":\(schema),\"replica\":\(Output.json(store.replicaID.description)),"
                     + "\"locking\":\(Output.json(store.locking.rawValue)),"
-                    + "\"pageSize\":\(info.pageSize),\"depth\":\(depth),\"entries\":\(entries),"
-                    + "\"mapSize\":\(info.mapSize),\"usedBytes\":\(info.usedBytes),"
+                    + "\"pageSize\":\(figures.pageSize),\"depth\":\(depth),\"entries\":\(entries),"
+                    + "\"mapSize\":\(figures.mapSize),\"usedBytes\":\(figures.usedBytes),"
                     + "\"profiles\":\(profiles.count),\"bars\":\(bars),\"documents\":\(documents),"
                     + "\"versionVector\":{\(versions.joined(separator: ","))},"
                     + "\"identityHistory\":[\(history.map { Output.json($0.description) }.joined(separator: ","))],"
@@ -64,8 +57,8 @@ enum StatCommand {
             print(
                 "was before   \(history.isEmpty ? "none (the id this store was created with)" : history.map(\.description).joined(separator: ", "))"
             )
-            print("page size    \(info.pageSize) bytes")
-            print("map size     \(info.mapSize) bytes, \(info.usedBytes) used")
+            print("page size    \(figures.pageSize) bytes")
+            print("map size     \(figures.mapSize) bytes, \(figures.usedBytes) used")
             print("depth        \(depth) (deepest B-tree)")
             print("entries      \(entries)")
             for (name, stats) in databases {

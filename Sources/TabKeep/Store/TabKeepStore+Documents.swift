@@ -1,0 +1,183 @@
+import LMDBKit
+
+/// Documents: loading and saving them with their dots, and the public reads of layouts,
+/// documents, profiles and bars.
+extension TabKeepStore {
+    // MARK: Documents
+
+    /// The stored document of `key`, or nil.
+    func loadDocument(_ txn: borrowing Transaction, _ key: DocumentKey) throws -> TabBarDocument? {
+        try txn.withValue(documents, key: key.bytes) { bytes throws(TabKeepError) -> TabBarDocument? in
+            guard let bytes else { return nil }
+            do throws(DocumentDecodingError) {
+                return try TabBarDocument(decoding: bytes)
+            } catch {
+                throw .corruptDocument(key, error)
+            }
+        }
+    }
+
+    /// Writes `document` under `key`, keeping `dots` and `versions` in step: dots that left the
+    /// document are dropped, new ones added and counted into `raises` (written by `saveReplica`).
+    ///
+    /// Both dot lists are sorted, so the difference is one merge walk, and new dots are put in
+    /// key order. With `appending` (a bulk load into emptied `dots` and `documents`, in key
+    /// order), each key is first tried with `MDB_APPEND`, which skips the tree search; a key
+    /// that is not past the last one (two bars of one profile) falls back to a plain put.
+    @discardableResult
+    func saveDocument(
+        _ txn: borrowing Transaction, _ key: DocumentKey, _ document: TabBarDocument,
+        previous: TabBarDocument?,
+        raising raises: inout VersionRaises, appending: Bool = false
+    ) throws -> [Dot] {
+        let keyBytes = key.bytes
+        let bar = Array(key.bar.rawValue.utf8)
+        let new = Self.unique(document.dots)
+        let old = previous.map { Self.unique($0.dots) } ?? []
+        // A superseded clear's context lives on in the merged clear: keep its dot findable.
+        let keptClear = document.entries.last?.key == .cleared ? Self.clearDot(previous) : nil
+        var added: [Dot] = []
+        added.reserveCapacity(new.count)
+        var oldIndex = 0
+        var newIndex = 0
+        while oldIndex < old.count || newIndex < new.count {
+            if newIndex == new.count || (oldIndex < old.count && old[oldIndex] < new[newIndex]) {
+                let dot = old[oldIndex]
+                if dot != keptClear { try txn.delete(dots, key: Records.dotKey(key.profile, dot)) }
+                oldIndex += 1
+            } else if oldIndex == old.count || new[newIndex] < old[oldIndex] {
+                let dot = new[newIndex]
+                try Self.put(
+                    txn, dots, key: Records.dotKey(key.profile, dot), value: bar, appending: appending)
+                // Added dots are sorted: each replica's last one is its highest, raised once.
+                if let last = added.last, last.replica != dot.replica {
+                    raises.raise(key.profile, last.replica, to: last.sequence)
+                }
+                added.append(dot)
+                newIndex += 1
+            } else {
+                oldIndex += 1
+                newIndex += 1
+            }
+        }
+        if let last = added.last { raises.raise(key.profile, last.replica, to: last.sequence) }
+        try Self.put(txn, documents, key: keyBytes, value: document.encoded(), appending: appending)
+        return added
+    }
+
+    /// A put, tried first with `MDB_APPEND` when `appending`.
+    private static func put(
+        _ txn: borrowing Transaction, _ database: Database, key: [UInt8], value: [UInt8], appending: Bool
+    ) throws {
+        if appending {
+            do {
+                try txn.put(database, key: key, value: value, options: .append)
+                return
+            } catch LMDBError.keyExists {
+                // Not past the last key: put it where it belongs.
+            }
+        }
+        try txn.put(database, key: key, value: value)
+    }
+
+    /// A sorted list without repeats.
+    private static func unique(_ sorted: [Dot]) -> [Dot] {
+        var result = sorted
+        var last: Dot?
+        result.removeAll { dot in
+            defer { last = dot }
+            return dot == last
+        }
+        return result
+    }
+
+    /// The dot of a document's clear, if it has one.
+    static func clearDot(_ document: TabBarDocument?) -> Dot? {
+        guard let last = document?.entries.last, last.key == .cleared else { return nil }
+        return last.dot
+    }
+
+    /// Indexes the dot of an incoming clear that lost to the stored one (its context was merged
+    /// in), so peers lacking that dot still receive the grown context.
+    @discardableResult
+    func keepClearDot(
+        _ txn: borrowing Transaction, _ key: DocumentKey, incoming: TabBarDocument, merged: TabBarDocument,
+        raising raises: inout VersionRaises
+    ) throws -> [Dot] {
+        guard let dot = Self.clearDot(incoming), dot != Self.clearDot(merged) else { return [] }
+        let dotKey = Records.dotKey(key.profile, dot)
+        guard try txn.get(dots, key: dotKey) == nil else { return [] }
+        try txn.put(dots, key: dotKey, value: Array(key.bar.rawValue.utf8))
+        raises.raise(key.profile, dot.replica, to: dot.sequence)
+        return [dot]
+    }
+
+    // MARK: Reads
+
+    /// The layout of `profile`'s `bar` as the user sees it, resolved against `catalog` (or the
+    /// catalog registered for the bar). One LMDB get and a layout-only decode (`LayoutDecoder`,
+    /// which refuses exactly what the full decoder refuses); the registered catalog is decoded once
+    /// and reused while its record's bytes stay the same. A profile never seen has the catalog's
+    /// default layout.
+    public func layout(_ profile: ProfileID, bar: BarID = .main, catalog: Catalog? = nil) throws(TabKeepError)
+        -> Layout
+    {
+        let key = DocumentKey(profile: profile, bar: bar)
+        return try read { txn in
+            let resolvedCatalog = try catalog ?? registeredCatalog(txn, bar: bar)
+            return try key.withBytes { keyBytes in
+                try txn.withValue(documents, rawKey: keyBytes) { bytes throws(TabKeepError) -> Layout in
+                    guard let bytes else { return TabBarDocument().layout(catalog: resolvedCatalog) }
+                    return try LayoutDecoder.layout(
+                        storedBytes: bytes, key: key, catalog: resolvedCatalog)
+                }
+            }
+        }
+    }
+
+    /// The stored document of `profile`'s `bar` (all its entries), or nil if none.
+    public func document(_ profile: ProfileID, bar: BarID = .main) throws(TabKeepError) -> TabBarDocument? {
+        let key = DocumentKey(profile: profile, bar: bar)
+        return try read { txn in try loadDocument(txn, key) }
+    }
+
+    /// Every profile with at least one bar that holds something, in key order.
+    public func profiles() throws(TabKeepError) -> [ProfileID] {
+        var result: [ProfileID] = []
+        for key in try documentKeys() where result.last != key.profile {
+            result.append(key.profile)
+        }
+        return result
+    }
+
+    /// The bars of `profile` that hold something, in key order.
+    public func bars(of profile: ProfileID) throws(TabKeepError) -> [BarID] {
+        try documentKeys(prefix: Array(profile.rawValue.utf8) + [0]).map(\.bar)
+    }
+
+    /// The keys of documents that hold entries (an erased bar keeps only its clear, and is left out).
+    func documentKeys(prefix: [UInt8] = []) throws(TabKeepError) -> [DocumentKey] {
+        return try read { txn in try documentKeys(txn, prefix: prefix) }
+    }
+
+    /// The keys of documents that hold entries, as `txn` sees them.
+    func documentKeys(_ txn: borrowing Transaction, prefix: [UInt8]) throws -> [DocumentKey] {
+        var keys: [DocumentKey] = []
+        try txn.forEach(documents, in: .prefix(prefix)) { key, value in
+            let documentKey = try DocumentKey(bytes: key)
+            let document: TabBarDocument
+            do {
+                document = try TabBarDocument(decoding: value)
+            } catch {
+                keys.append(documentKey)  // a corrupt document is still listed, so it gets reported
+                return true
+            }
+            // Tombstones beside a clear are an erased bar.
+            if document.entries.contains(where: { $0.key != .cleared && $0.value != .removed }) {
+                keys.append(documentKey)
+            }
+            return true
+        }
+        return keys
+    }
+}

@@ -1,0 +1,112 @@
+import LMDBKit
+
+/// The replica state every write transaction reads and writes: the clock, the sequences, the
+/// `versions` raises and the change log.
+extension TabKeepStore {
+    // MARK: Replica state, read and written inside every write transaction
+
+    /// This replica's writer state, as committed (shared by every process on the store).
+    func loadWriteState(_ txn: borrowing Transaction) throws -> ReplicaWriteState {
+        guard let clock = try txn.get(meta, key: Records.MetaKey.clock).flatMap(Records.uint64) else {
+            throw TabKeepError.corruptMeta("clock missing or malformed")
+        }
+        // The id as committed, not as this process last saw it: another process may have restored a
+        // dump (replace) and taken a fresh id since, and writing under the retired one would reuse
+        // sequences its peers already hold.
+        guard let raw = try txn.get(meta, key: Records.MetaKey.replica).flatMap(Records.uint64), raw != 0
+        else {
+            throw TabKeepError.corruptMeta("replica id missing or malformed")
+        }
+        let id = ReplicaID(rawValue: raw)
+        if id != replicaID { identity.withLock { $0 = id } }
+        return ReplicaWriteState(id: id, clock: HybridLogicalClock(last: Stamp(rawValue: clock)))
+    }
+
+    /// The replica that writes `profile`'s entries: the shared clock and the profile's next sequence.
+    func replica(for profile: ProfileID, _ writer: inout ReplicaWriteState, _ txn: borrowing Transaction)
+        throws
+        -> Replica
+    {
+        let sequence = try writer.sequences[profile] ?? readSequence(txn, profile, writer.id)
+        return Replica(id: writer.id, clock: writer.clock, sequence: sequence)
+    }
+
+    /// Takes back what writing `profile` used from `replica`: its clock and its sequence.
+    func absorb(_ replica: Replica, for profile: ProfileID, into writer: inout ReplicaWriteState) {
+        writer.clock = replica.clock
+        writer.sequences[profile] = replica.sequence
+    }
+
+    /// Writes the clock, every version the transaction raised (this replica's own sequences
+    /// included), each `versions` record read and written once, and the change-log records of
+    /// `changed`. Fails with ``TabKeepError/clockExhausted`` when the clock reached its end.
+    @discardableResult
+    func saveWriteState(
+        _ txn: borrowing Transaction, _ writer: ReplicaWriteState, raising raises: VersionRaises,
+        changed: [DocumentKey]
+    ) throws -> ClosedRange<UInt64>? {
+        if writer.clock.last >= Stamp.last { throw TabKeepError.clockExhausted }
+        try txn.put(meta, key: Records.MetaKey.clock, value: Records.bigEndian(writer.clock.last.rawValue))
+        var raises = raises
+        for (profile, sequence) in writer.sequences { raises.raise(profile, writer.id, to: sequence) }
+        for (profile, replicas) in raises.highest.sorted(by: { $0.key < $1.key }) {
+            for (replica, sequence) in replicas.sorted(by: { $0.key < $1.key }) {
+                try raiseVersion(txn, profile, replica, to: sequence)
+            }
+        }
+        return try appendToChangeLog(txn, changed)
+    }
+
+    func raiseVersion(
+        _ txn: borrowing Transaction, _ profile: ProfileID, _ replica: ReplicaID, to sequence: UInt64
+    )
+        throws
+    {
+        let key = Records.versionKey(profile, replica)
+        let current = try txn.get(versions, key: key).flatMap(Records.uint64) ?? 0
+        if sequence > current { try txn.put(versions, key: key, value: Records.bigEndian(sequence)) }
+    }
+
+    /// The highest sequence of `replica` that `profile`'s vector holds.
+    func readSequence(_ txn: borrowing Transaction, _ profile: ProfileID, _ replica: ReplicaID) throws
+        -> UInt64
+    {
+        try txn.get(versions, key: Records.versionKey(profile, replica)).flatMap(Records.uint64) ?? 0
+    }
+
+    /// Records that `keys` changed, under the next revisions, and drops records past the limit, so
+    /// other processes' ``changes()`` find them with one range scan.
+    func appendToChangeLog(_ txn: borrowing Transaction, _ keys: [DocumentKey]) throws -> ClosedRange<UInt64>?
+    {
+        guard !keys.isEmpty else { return nil }
+        guard let changeLog else { throw TabKeepError.missingDatabase(Records.changes) }
+        var revision = try txn.get(meta, key: Records.MetaKey.revision).flatMap(Records.uint64) ?? 0
+        let first = revision + 1
+        for key in keys {
+            revision += 1
+            try txn.put(changeLog, key: Records.bigEndian(revision), value: key.bytes)
+            if revision > Records.changeLogLimit {
+                try txn.delete(changeLog, key: Records.bigEndian(revision - Records.changeLogLimit))
+            }
+        }
+        try txn.put(meta, key: Records.MetaKey.revision, value: Records.bigEndian(revision))
+        return first...revision
+    }
+}
+/// This replica inside one write transaction: the clock every profile shares and the sequence each
+/// profile it wrote has reached.
+struct ReplicaWriteState {
+    let id: ReplicaID
+    var clock: HybridLogicalClock
+    var sequences: [ProfileID: UInt64] = [:]
+}
+
+/// The highest sequence per (profile, replica) that one write transaction added: `versions` is
+/// raised once per pair at the end of the transaction instead of a get and a put per document.
+struct VersionRaises {
+    private(set) var highest: [ProfileID: [ReplicaID: UInt64]] = [:]
+
+    mutating func raise(_ profile: ProfileID, _ replica: ReplicaID, to sequence: UInt64) {
+        if sequence > highest[profile]?[replica] ?? 0 { highest[profile, default: [:]][replica] = sequence }
+    }
+}
