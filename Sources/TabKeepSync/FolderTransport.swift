@@ -107,8 +107,8 @@ public struct FolderTransport: Sendable {
             var waiting: [String] = []
             for name in pending {
                 do throws(SyncError) {
-                    let (message, changed) = try receive(name, seen: &seen)
-                    report.applied.append(AppliedFile(name: name, sender: message.sender, changed: changed))
+                    let (sender, changed) = try receive(name, seen: &seen)
+                    report.applied.append(AppliedFile(name: name, sender: sender, changed: changed))
                 } catch {
                     if case .store(let storeError) = error { throw .store(storeError) }
                     if case .missingHistory = error, pass == 0 {
@@ -120,38 +120,25 @@ public struct FolderTransport: Sendable {
             }
             pending = waiting
         }
-        // Past what every other file shows of a profile: a profile one of them lacks goes whole.
-        var base: [ProfileID: VersionVector] = [:]
-        if let first = seen.first {
-            for (profile, vector) in first {
-                var least = vector
-                for other in seen.dropFirst() {
-                    guard let theirs = other[profile] else {
-                        least = VersionVector()
-                        break
-                    }
-                    least = least.pointwiseMinimum(theirs)
-                }
-                if !least.isEmpty { base[profile] = least }
-            }
-        }
-        let message = try session.deltaMessage(kind: .reply, after: base, scope: scope)
-        let bytes = message.encoded()
+        let (bytes, documents) = try log.own(after: seen)
         try FolderFiles.replace(fileName, in: folder, with: bytes)
-        report.documentsWritten = message.documents.count
+        report.documentsWritten = documents
         report.bytesWritten = bytes.count
         return report
     }
 
-    /// Reads, checks and applies one other replica's file; its vector joins `seen` once the
-    /// file is known to be a sound message from the replica its name says.
     /// The profiles this folder serves.
     var scope: ProfileScope { profiles.map { .only($0) } ?? .all }
 
-    var session: SyncSession { SyncSession(store: store, scope: scope, maxDrift: maxDrift) }
+    var session: SyncSession { log.session }
 
+    /// The log this replica's file holds and other files are read as.
+    var log: ReplicaLog { ReplicaLog(store: store, profiles: profiles, maxDrift: maxDrift) }
+
+    /// Reads, checks and applies one other replica's file; its vector joins `seen` once the
+    /// file is known to be a sound message from the replica its name says.
     private func receive(_ name: String, seen: inout [[ProfileID: VersionVector]]) throws(SyncError) -> (
-        SyncMessage, [DocumentKey]
+        ReplicaID, [DocumentKey]
     ) {
         guard let replica = FolderTransport.replica(fromFileName: name) else {
             throw .file(
@@ -166,22 +153,9 @@ public struct FolderTransport: Sendable {
         case .other: throw .file(path: name, reason: "not a regular file")
         case .missing: throw .file(path: name, reason: "vanished while listing the folder")
         }
-        let message = try SyncMessage(decoding: FolderFiles.contents(of: path, limit: SyncMessage.maxSize))
-        guard message.sender == replica else {
-            throw .file(
-                path: name, reason: "written by replica \(message.sender), not the \(replica) its name says")
-        }
-        guard message.kind == .reply else { throw .unexpectedKind(message.kind, expected: "a reply") }
-        seen.append(message.vectors.filter { scope.contains($0.key) })
-        return (message, try session.apply(message))
-    }
-}
-
-extension VersionVector {
-    /// The pointwise minimum (a replica absent from either is 0).
-    func pointwiseMinimum(_ other: VersionVector) -> VersionVector {
-        var result = VersionVector()
-        for replica in replicas { result[replica] = Swift.min(self[replica], other[replica]) }
-        return result
+        let received = try log.receive(
+            FolderFiles.contents(of: path, limit: SyncMessage.maxSize), from: replica, name: name)
+        seen.append(received.vectors)
+        return (received.sender, received.changed)
     }
 }
