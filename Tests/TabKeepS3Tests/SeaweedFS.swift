@@ -11,8 +11,9 @@ import Testing
 #endif
 
 /// One SeaweedFS server (`weed server -s3`) on loopback for the whole test run, with one
-/// identity, so SigV4 is enforced. It is started by a shell that kills it once this test process
-/// is gone (checked every second), so the server never outlives the tests.
+/// identity, so SigV4 is enforced. It is started by a shell that stops it once this test process
+/// is gone (checked every second; SIGTERM, then SIGKILL after 10 s, as its graceful stop can
+/// hang) and removes its data, so the server never outlives the tests.
 final class SeaweedFS: Sendable {
     static let accessKey = "TABKEEPTESTKEY"
     static let secret = "tabkeep-test-secret-9f3a1c"
@@ -89,7 +90,8 @@ final class SeaweedFS: Sendable {
             "-c",
             "\(quoted) >'\(directory)/weed.log' 2>&1 </dev/null & pid=$!; "
                 + "while kill -0 \(getpid()) 2>/dev/null && kill -0 $pid 2>/dev/null; do sleep 1; done; "
-                + "kill $pid 2>/dev/null; wait $pid",
+                + "kill $pid 2>/dev/null; n=0; while kill -0 $pid 2>/dev/null && [ $n -lt 10 ]; do sleep 1; n=$((n+1)); done; "
+                + "kill -9 $pid 2>/dev/null; wait $pid; rm -rf '\(directory)'",
         ]
         // Not this process's stdout or stderr: whoever reads them would wait for the server too.
         process.standardInput = FileHandle.nullDevice
