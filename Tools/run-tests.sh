@@ -6,6 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Tools/setup.sh
+ensure_seaweedfs  # TabKeepS3Tests run SeaweedFS on loopback
 swift build --build-tests
 # The whole suite in each locking mode: lmdb (Linux's default), then per-transaction (Apple's).
 echo "tests: locking mode lmdb"
