@@ -101,7 +101,7 @@ let package = Package(
         // Fuzz targets: replays corpus plus mutations normally; libFuzzer entry with -DFUZZING.
         .executableTarget(
             name: "tabkeep-fuzz",
-            dependencies: ["TabKeep", "TabKeepSync", "TabKeepDump"],
+            dependencies: ["TabKeep", "TabKeepSync", "TabKeepDump", "TabKeepS3"],
             path: "Tools/tabkeep-fuzz",
             swiftSettings: strict
         ),

@@ -15,14 +15,14 @@ import Synchronization
 ///
 /// Each replica writes only its own object, `<prefix>/<replica-id>.tkdelta`, whose bytes are the
 /// folder transport's file byte for byte (so a bucket mirrored into a folder syncs with
-/// ``FolderTransport``), and reads the others'. A sync lists the prefix, downloads each other
+/// `FolderTransport`), and reads the others'. A sync lists the prefix, downloads each other
 /// object whose listed ETag differs from the one this transport last applied (with
 /// `If-None-Match` on that ETag, so an unchanged object costs no download and no decode), applies
 /// each in one write transaction, then PUTs this replica's object only when its bytes changed.
 ///
 /// An object with a bad name, one larger than a sync message may be, a partial, corrupt, foreign
 /// or first-format message, or one that vanished between the list and the GET is skipped and
-/// reported in ``ObjectStoreSyncReport/skipped``, and tried again next time, as the folder
+/// reported in `ObjectStoreSyncReport.skipped`, and tried again next time, as the folder
 /// transport does with files. Keys deeper under the prefix (`<prefix>/x/…`) are not this
 /// transport's and are ignored.
 ///

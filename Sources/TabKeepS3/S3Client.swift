@@ -129,7 +129,7 @@ public struct S3Client: Sendable {
         throw .malformedResponse(reason: "the listing goes on past \(maxPages) pages")
     }
 
-    /// The object at `key`, or ``GetResult/notModified`` when its ETag is still `ifNoneMatch`.
+    /// The object at `key`, or ``S3Client/GetResult/notModified`` when its ETag is still `ifNoneMatch`.
     /// Fails with ``S3Error/responseTooLarge(limit:)`` past `limit` bytes.
     public func getObject(bucket: String, key: String, ifNoneMatch: String? = nil, limit: Int)
         async throws(S3Error) -> GetResult

@@ -231,6 +231,30 @@ import Testing
         }
     }
 
+    @Test func anElementNameThatIsNotUTF8IsRefusedNotATrap() {
+        // The list fuzz target's first find: FoundationXML's XMLParser, used then, trapped on it.
+        var bytes = Array("<ListBu".utf8) + [0xC9, 0x00] + Array("etResult></ListBucketResult>".utf8)
+        #expect {
+            try S3XML.listPage(bytes)
+        } throws: { error in
+            "\(error)".contains("not UTF-8")
+        }
+        bytes = Array("<ListBu".utf8) + [0xC9] + Array("etResult></ListBucketResult>".utf8)
+        #expect(throws: S3Error.self) { try S3XML.listPage(bytes) }
+    }
+
+    @Test(arguments: [
+        "<!DOCTYPE x [<!ENTITY a \"b\">]><ListBucketResult/>",
+        "<ListBucketResult><![CDATA[x]]></ListBucketResult>",
+        "<ListBucketResult>&bogus;</ListBucketResult>", "<ListBucketResult>&#0;</ListBucketResult>",
+        "<ListBucketResult>&#xD800;</ListBucketResult>", "<ListBucketResult></ListBucket>",
+        "<ListBucketResult><a></ListBucketResult>", "<ListBucketResult/><extra/>", "<ListBucketResult a=b/>",
+        "<ListBucketResult><!-- never closed", "<?xml version=\"1.0\"", "",
+    ])
+    func markupS3NeverSendsIsRefused(_ text: String) {
+        #expect(throws: S3Error.self) { try S3XML.listPage(Array(text.utf8)) }
+    }
+
     @Test func listParserReadsEntitiesAndContinuationTokens() throws {
         let page = try S3XML.listPage(listXML([("a/b.tkdelta", "abc", 5)], truncated: true, token: "t&amp;1"))
         #expect(page.objects == [S3ObjectSummary(key: "a/b.tkdelta", etag: "abc", size: 5)])
