@@ -17,7 +17,9 @@ public import Foundation
 /// Credentials are asked of the provider before every request, so a provider may refresh them.
 /// Answers 500, 502, 503 and 504, dropped connections and timeouts are retried with exponential
 /// backoff; a 403, a 404 and `RequestTimeTooSkewed` fail at once with an ``S3Error`` naming the
-/// cause. A response body is refused past a limit given per request. No response is cached.
+/// cause. A response body is refused past a limit given per request: the download stops there,
+/// so a hostile server cannot make the client buffer more. No response is cached. Keep one
+/// client for the app's life: each holds one `URLSession`.
 public struct S3Client: Sendable {
     /// Where and how requests go.
     public struct Configuration: Sendable, Hashable {
@@ -78,6 +80,7 @@ public struct S3Client: Sendable {
     /// Where credentials come from.
     public let credentials: any S3CredentialProvider
     private let session: URLSession
+    private let downloads: BoundedDownloads
     private let signer: SignatureV4
 
     /// The most bytes a list page may have.
@@ -102,7 +105,8 @@ public struct S3Client: Sendable {
         sessionConfiguration.urlCache = nil
         sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
         sessionConfiguration.timeoutIntervalForRequest = configuration.timeout.seconds
-        session = URLSession(configuration: sessionConfiguration)
+        downloads = BoundedDownloads()
+        session = URLSession(configuration: sessionConfiguration, delegate: downloads, delegateQueue: nil)
         signer = SignatureV4(region: configuration.region)
     }
 
@@ -241,17 +245,19 @@ public struct S3Client: Sendable {
         if method == "PUT" { request.httpBody = Data(body) }
         let data: Data
         let urlResponse: URLResponse
-        do {
-            (data, urlResponse) = try await session.data(for: request)
-        } catch let error as URLError where error.code == .timedOut {
+        switch await downloads.run(request, limit: limit, on: session) {
+        case .finished(let body, let response):
+            (data, urlResponse) = (body, response)
+        case .tooLarge:
+            throw .responseTooLarge(limit: limit)
+        case .failed(let error, _) where error?.code == .timedOut:
             throw .timeout(seconds: configuration.timeout.seconds)
-        } catch {
-            throw .connection(reason: scrub((error as NSError).localizedDescription, credentials))
+        case .failed(_, let reason):
+            throw .connection(reason: scrub(reason, credentials))
         }
         guard let http = urlResponse as? HTTPURLResponse else {
             throw .malformedResponse(reason: "not an HTTP answer")
         }
-        guard data.count <= limit else { throw .responseTooLarge(limit: limit) }
         var responseHeaders: [String: String] = [:]
         for (name, value) in http.allHeaderFields {
             if let name = name as? String, let value = value as? String {

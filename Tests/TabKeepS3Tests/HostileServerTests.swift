@@ -124,6 +124,20 @@ import Testing
         #expect(try documentBytes(transport.store) == before)
     }
 
+    @Test func anAnswerAnnouncingATerabyteIsRefusedWithoutDownloadingIt() async throws {
+        let server = try FakeHTTPServer { _, _ in
+            .init(
+                status: 200, headers: ["Content-Length": "1000000000000"],
+                body: Array("<ListBucketResult>".utf8))
+        }
+        let directory = TemporaryDirectory()
+        let (transport, before) = try await setUp(server, directory)
+        await #expect(throws: S3Error.responseTooLarge(limit: S3Client.maxListPageSize)) {
+            try await transport.sync()
+        }
+        #expect(try documentBytes(transport.store) == before)
+    }
+
     @Test func serverErrorsAreRetriedWithBackoffThenNamed() async throws {
         let failures = Failures(count: 2)
         let server = try FakeHTTPServer { method, _ in
