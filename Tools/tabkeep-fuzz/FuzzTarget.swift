@@ -132,7 +132,7 @@ enum DumpRoundTrip {
     /// Inputs run and inputs accepted, printed at exit so a run shows that it reached the round trips.
     private let tally = Mutex<(runs: Int, accepted: Int)>((0, 0))
 
-    /// libFuzzer's entry point; the target comes from `TABKEEP_FUZZ_TARGET` (document, dump, message).
+    /// libFuzzer's entry point; the target comes from `TABKEEP_FUZZ_TARGET` (document, dump, message, list).
     @_cdecl("LLVMFuzzerTestOneInput")
     public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
@@ -175,7 +175,7 @@ enum DumpRoundTrip {
     private let fuzzTarget: FuzzTarget = {
         let name = ProcessInfo.processInfo.environment["TABKEEP_FUZZ_TARGET"] ?? ""
         guard let target = FuzzTarget(rawValue: name) else {
-            fatalError("set TABKEEP_FUZZ_TARGET to document, dump or message")
+            fatalError("set TABKEEP_FUZZ_TARGET to document, dump, message or list")
         }
         return target
     }()
