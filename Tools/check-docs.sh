@@ -13,7 +13,7 @@ graphs=$(find .build -maxdepth 3 -type d -name symbolgraph | head -1)
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 failed=0
-for target in LMDBKit TabKeep TabKeepSync TabKeepDump TabKeepUIKit; do
+for target in LMDBKit TabKeep TabKeepSync TabKeepS3 TabKeepDump TabKeepUIKit; do
     [ -d "Sources/$target" ] || continue
     mkdir -p "$scratch/$target/graphs"
     cp "$graphs/$target".symbols.json "$graphs/$target"@*.symbols.json "$scratch/$target/graphs/" 2>/dev/null || true

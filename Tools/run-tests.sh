@@ -2,10 +2,11 @@
 # The README's second command: installs what is missing, builds, and runs the whole test suite
 # (every test target) in both locking modes, builds the Apple manifest branch against LMDB's
 # sources and runs LMDBKit's and TabKeep's tests on it, checks the documentation with DocC, runs
-# the three libFuzzer targets for a bounded count, then a smoke run of the benchmark.
+# the four libFuzzer targets for a bounded count, then a smoke run of the benchmark.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Tools/setup.sh
+ensure_seaweedfs  # TabKeepS3Tests run SeaweedFS on loopback
 swift build --build-tests
 # The whole suite in each locking mode: lmdb (Linux's default), then per-transaction (Apple's).
 echo "tests: locking mode lmdb"
@@ -42,7 +43,7 @@ if [ "$(uname -s)" = Linux ]; then
     swift build --product tabkeep-fuzz --build-path .build-fuzz -Xswiftc -sanitize=fuzzer -Xswiftc -DFUZZING
     scratch=$(mktemp -d)
     trap 'rm -rf "$scratch"' EXIT
-    for target in document:200000 message:100000 dump:300; do
+    for target in document:200000 message:100000 dump:300 list:100000; do
         name=${target%%:*}
         mkdir -p "$scratch/$name"
         echo "libFuzzer: $name, ${target##*:} runs"

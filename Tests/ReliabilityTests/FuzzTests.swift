@@ -6,7 +6,7 @@ struct FuzzTests {
     /// Replays each target's committed corpus, then seeded mutations (`TABKEEP_SOAK=1`: 50 times
     /// more). The runner traps on any crash or broken round trip (a dump's through restore and
     /// dump again), so exit 0 means none; it exits 1 when a corpus input is refused.
-    @Test(arguments: [("document", 20_000), ("dump", 300), ("message", 20_000)])
+    @Test(arguments: [("document", 20_000), ("dump", 300), ("message", 20_000), ("list", 20_000)])
     func eachDecoderSurvivesItsCorpusAndRandomMutations(target: String, runs: Int) throws {
         let soak = ProcessInfo.processInfo.environment["TABKEEP_SOAK"] == "1"
         let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent()

@@ -22,7 +22,7 @@
                 return
             }
             guard let name = arguments.first, let target = FuzzTarget(rawValue: name) else {
-                print("usage: tabkeep-fuzz document|dump|message [--runs N] [--seed S] [--corpus DIR]")
+                print("usage: tabkeep-fuzz document|dump|message|list [--runs N] [--seed S] [--corpus DIR]")
                 exit(2)
             }
             let directory = options["corpus"] ?? "Tests/Fuzz/Corpus/\(target.rawValue)"

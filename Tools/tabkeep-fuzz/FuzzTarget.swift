@@ -1,8 +1,9 @@
-// tabkeep-fuzz: fuzz targets for the three decoders that take outside bytes (see Docs/Guarantees.md, "Fuzzing").
+// tabkeep-fuzz: fuzz targets for the four decoders that take outside bytes (see Docs/Guarantees.md, "Fuzzing").
 
 import Foundation
 import TabKeep
 import TabKeepDump
+import TabKeepS3
 import TabKeepSync
 
 #if FUZZING
@@ -18,6 +19,8 @@ enum FuzzTarget: String, CaseIterable {
     case dump
     /// `SyncMessage(decoding:)`: what arrives from peers and sync folders.
     case message
+    /// TabKeepS3's `ListObjectsV2` parser: what an object store answers to a list.
+    case list
 
     /// Runs the target on one input; returns whether the decoder accepted it.
     @discardableResult
@@ -42,6 +45,16 @@ enum FuzzTarget: String, CaseIterable {
             guard let message = try? SyncMessage(decoding: bytes) else { return false }
             let again = try? SyncMessage(decoding: message.encoded())
             precondition(again == message, "an accepted message does not round-trip")
+            return true
+        case .list:
+            guard let page = try? S3XML.listPage(bytes) else { return false }
+            precondition(
+                page.objects.count <= S3XML.maxObjectsPerPage, "an accepted page exceeds the object cap")
+            precondition(
+                page.objects.allSatisfy { !$0.key.isEmpty && $0.size >= 0 },
+                "an accepted page has an empty key or a negative size")
+            precondition(
+                page.continuationToken.map { !$0.isEmpty } ?? true, "an accepted page has an empty token")
             return true
         }
     }
@@ -119,7 +132,7 @@ enum DumpRoundTrip {
     /// Inputs run and inputs accepted, printed at exit so a run shows that it reached the round trips.
     private let tally = Mutex<(runs: Int, accepted: Int)>((0, 0))
 
-    /// libFuzzer's entry point; the target comes from `TABKEEP_FUZZ_TARGET` (document, dump, message).
+    /// libFuzzer's entry point; the target comes from `TABKEEP_FUZZ_TARGET` (document, dump, message, list).
     @_cdecl("LLVMFuzzerTestOneInput")
     public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
@@ -162,7 +175,7 @@ enum DumpRoundTrip {
     private let fuzzTarget: FuzzTarget = {
         let name = ProcessInfo.processInfo.environment["TABKEEP_FUZZ_TARGET"] ?? ""
         guard let target = FuzzTarget(rawValue: name) else {
-            fatalError("set TABKEEP_FUZZ_TARGET to document, dump or message")
+            fatalError("set TABKEEP_FUZZ_TARGET to document, dump, message or list")
         }
         return target
     }()

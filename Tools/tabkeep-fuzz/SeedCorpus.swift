@@ -41,6 +41,20 @@ enum SeedCorpus {
         let reply = try SyncSession(store: other).respond(to: request)
         let final = try SyncSession(store: store).receive(reply).reply!
         seeds["message"] = [request.encoded(), reply.encoded(), final.encoded()]
+        // ListObjectsV2 pages as AWS and SeaweedFS write them: entities, a continuation, none.
+        seeds["list"] = [
+            #"""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>tabkeep-sync</Name><Prefix>users/alice/</Prefix><KeyCount>2</KeyCount><MaxKeys>1000</MaxKeys><IsTruncated>false</IsTruncated><Contents><Key>users/alice/4608283cee1de149.tkdelta</Key><LastModified>2026-12-01T22:30:00.000Z</LastModified><ETag>&quot;5289df737df57326fcdd22597afb1fac&quot;</ETag><Size>145</Size><StorageClass>STANDARD</StorageClass></Contents><Contents><Key>users/alice/bab205bc634793dd.tkdelta</Key><ETag>"0b1c"</ETag><Size>83</Size></Contents></ListBucketResult>
+            """#,
+            #"""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <ListBucketResult><Name>b</Name><IsTruncated>true</IsTruncated><NextContinuationToken>1ueGcxLPRx1Tr/XYExHnhbYLgveDs2J/wm36Hy4vbOwM=</NextContinuationToken><Contents><Key>p/e9868c2ba343ca1a.tkdelta</Key><ETag>&#34;abc-2&#34;</ETag><Size>0</Size></Contents></ListBucketResult>
+            """#,
+            #"""
+            <ListBucketResult><IsTruncated>false</IsTruncated></ListBucketResult>
+            """#,
+        ].map { Array($0.utf8) }
         for (target, inputs) in seeds {
             let directory = root + "/" + target
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

@@ -2,15 +2,18 @@ import Foundation
 import TabKeep
 import TabKeepSync
 
-/// `tabkeep sync`: exchange edits with another store, directly or through a shared folder.
+/// `tabkeep sync`: exchange edits with another store, directly, through a shared folder, or
+/// through an S3-compatible object store.
 ///
-/// Both ways go through TabKeepSync (DESIGN.md §6): `--peer` runs its three-message exchange
-/// (`sync(_:_:profiles:maxDrift:)`), `--folder` its `FolderTransport`. The tool adds only checks and words.
+/// All ways go through the libraries (DESIGN.md §6): `--peer` runs TabKeepSync's three-message
+/// exchange (`sync(_:_:profiles:maxDrift:)`), `--folder` its `FolderTransport`, `--s3` TabKeepS3's
+/// `ObjectStoreTransport`. The tool adds only checks and words.
 enum SyncCommand {
     static let spec = CommandSpec(
         name: "sync",
-        usage: "STORE (--peer OTHER_STORE | --folder DIR) [--profile P]... [--max-drift DURATION]",
-        summary: "Exchange edits with another store, both ways, or through a shared folder.",
+        usage:
+            "STORE (--peer OTHER_STORE | --folder DIR | --s3 s3://BUCKET/PREFIX [--endpoint URL]) [--profile P]... [--max-drift DURATION]",
+        summary: "Exchange edits with another store, both ways, through a shared folder or an object store.",
         details: """
             --peer OTHER_STORE: the two stores exchange sync messages: each receives exactly the
             entries the other lacks (found from its version vector) and merges them in one
@@ -22,11 +25,21 @@ enum SyncCommand {
             or corrupt file, a symlink) is skipped with "tabkeep: warning: skipped FILE: reason" on
             stderr and tried again next time; skipped files do not make the sync fail: the exit
             status is 0 whenever the sync ran, 1 only when this store or its own file failed.
-            Either way, entries stamped more than --max-drift ahead of this machine's clock
+            --s3 s3://BUCKET/PREFIX: the same per-device log in an S3-compatible object store (AWS
+            S3, R2, MinIO, SeaweedFS): this store's object is PREFIX/<replica-id>.tkdelta, the
+            folder's file byte for byte. Every other replica's object is applied, then this
+            store's object is PUT if it changed; a bad object is skipped with a warning, as a
+            bad file is. Credentials come from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and
+            AWS_SESSION_TOKEN (temporary credentials), the region from AWS_REGION (default
+            us-east-1). --endpoint URL names another server (path-style requests, e.g.
+            http://127.0.0.1:8333); without it, AWS S3 in AWS_REGION (virtual-hosted-style).
+            A wrong key, a missing bucket or a clock the server refuses fails with exit 1 and
+            changes nothing. The secret is never printed.
+            Every way, entries stamped more than --max-drift ahead of this machine's clock
             (default 5m; 90s, 10m, 2h, or seconds) are refused and nothing of that message is
-            applied, and a version vector that claims more
-            than its store holds is dropped and repaired (that profile is exchanged in full),
-            with "tabkeep: warning: repaired a bad version vector: ..." on stderr.
+            applied, and a version vector that claims more than its store holds is dropped and
+            repaired (that profile is exchanged in full), with "tabkeep: warning: repaired a bad
+            version vector: ..." on stderr.
             --profile P (repeatable) scopes the sync to those profiles: nothing of any other
             profile is read, sent, written to the folder or received. Without it, every profile.
             A folder serves one scope: sync a person's folder with --profile.
@@ -34,10 +47,12 @@ enum SyncCommand {
             Example:
               tabkeep sync ~/stores/phone --folder ~/iCloud/tabkeep-alice --profile alice
               tabkeep sync ~/stores/phone --peer ~/stores/laptop
+              tabkeep sync ~/stores/phone --s3 s3://tabkeep-sync/users/alice --profile alice
             """,
         positionals: ["STORE"],
         flags: [
             FlagSpec(name: "peer", value: "OTHER_STORE"), FlagSpec(name: "folder", value: "DIR"),
+            FlagSpec(name: "s3", value: "s3://BUCKET/PREFIX"), FlagSpec(name: "endpoint", value: "URL"),
             FlagSpec(name: "profile", value: "P", repeatable: true),
             FlagSpec(name: "max-drift", value: "DURATION"),
         ],
@@ -46,8 +61,12 @@ enum SyncCommand {
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
         let peer = arguments.value("peer")
         let folder = arguments.value("folder")
-        guard (peer == nil) != (folder == nil) else {
-            throw UsageError(message: "give exactly one of --peer and --folder")
+        let s3 = arguments.value("s3")
+        guard [peer, folder, s3].compactMap({ $0 }).count == 1 else {
+            throw UsageError(message: "give exactly one of --peer, --folder and --s3")
+        }
+        if arguments.value("endpoint") != nil && s3 == nil {
+            throw UsageError(message: "--endpoint goes with --s3")
         }
         let maxDrift = try arguments.value("max-drift").map(Values.duration) ?? .seconds(300)
         var profiles: Set<ProfileID>?
@@ -58,6 +77,10 @@ enum SyncCommand {
         let store = try Stores.existing(arguments.positionals[0])
         if let folder {
             return try syncThroughFolder(store, folder, profiles: profiles, maxDrift: maxDrift)
+        }
+        if let s3 {
+            return try syncThroughObjectStore(
+                store, s3, endpoint: arguments.value("endpoint"), profiles: profiles, maxDrift: maxDrift)
         }
         let other = try Stores.existing(peer!)
         let here = URL(fileURLWithPath: arguments.positionals[0]).resolvingSymlinksInPath().path

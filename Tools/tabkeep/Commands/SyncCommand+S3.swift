@@ -1,0 +1,84 @@
+import Dispatch
+import Foundation
+import Synchronization
+import TabKeep
+import TabKeepS3
+
+/// `tabkeep sync STORE --s3 s3://BUCKET/PREFIX [--endpoint URL]`: one `ObjectStoreTransport` sync.
+extension SyncCommand {
+    /// Credentials and region from AWS's environment variables; the endpoint from `--endpoint`
+    /// (path-style) or AWS's for the region (virtual-hosted-style).
+    static func syncThroughObjectStore(
+        _ store: TabKeepStore, _ location: String, endpoint: String?, profiles: Set<ProfileID>?,
+        maxDrift: Duration
+    ) throws -> Int32 {
+        let (bucket, prefix) = try parseS3URL(location)
+        let environment = ProcessInfo.processInfo.environment
+        let provider = EnvironmentCredentialProvider(environment: environment)
+        _ = try provider.resolved()  // fail before any request when a variable is missing
+        let region = environment["AWS_REGION"].flatMap { $0.isEmpty ? nil : $0 } ?? "us-east-1"
+        let configuration: S3Client.Configuration
+        if let endpoint {
+            guard let url = URL(string: endpoint), url.scheme == "http" || url.scheme == "https" else {
+                throw UsageError(message: "--endpoint \(endpoint) is not an http:// or https:// URL")
+            }
+            configuration = S3Client.Configuration(endpoint: url, region: region)
+        } else {
+            configuration = .aws(region: region)
+        }
+        let client = try S3Client(configuration: configuration, credentials: provider)
+        let transport = try ObjectStoreTransport(
+            bucket: bucket, prefix: prefix, store: store, profiles: profiles, client: client, maxDrift: maxDrift)
+        let report = try waitFor { () async throws(S3Error) -> ObjectStoreSyncReport in
+            try await transport.sync()
+        }
+        for object in report.applied {
+            print(
+                "applied \(object.key) from replica \(object.sender): \(object.changed.count) documents changed"
+            )
+        }
+        for claim in report.overClaims { Output.warning("repaired a bad version vector: \(claim)") }
+        for object in report.skipped {
+            Output.warning("skipped \(object)")
+        }
+        let requests = report.requests
+        print(
+            (report.wrote ? "wrote" : "unchanged") + " \(report.key): \(report.documentsWritten) documents, "
+                + "\(report.bytesWritten) bytes; \(requests.total) requests (\(requests.list) list, "
+                + "\(requests.fullGets) GET, \(requests.notModified) not modified, \(requests.puts) PUT)"
+                + (report.skipped.isEmpty ? "" : " (\(report.skipped.count) objects skipped)"))
+        return 0
+    }
+
+    /// `s3://BUCKET[/PREFIX]` as bucket and prefix.
+    static func parseS3URL(_ text: String) throws(UsageError) -> (bucket: String, prefix: String) {
+        guard text.hasPrefix("s3://") else {
+            throw UsageError(message: "--s3 \(text) is not s3://BUCKET/PREFIX")
+        }
+        let rest = text.dropFirst("s3://".count)
+        let bucket = String(rest.prefix { $0 != "/" })
+        guard !bucket.isEmpty else { throw UsageError(message: "--s3 \(text) names no bucket") }
+        return (bucket, String(rest.dropFirst(bucket.count).drop { $0 == "/" }))
+    }
+
+    /// Runs async work from this synchronous tool and waits for it (the main thread is not one of
+    /// the concurrency pool's, so blocking it cannot starve the work).
+    static func waitFor<Value: Sendable>(_ work: @escaping @Sendable () async throws(S3Error) -> Value)
+        throws(S3Error) -> Value
+    {
+        let result = Mutex<Result<Value, S3Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            let outcome: Result<Value, S3Error>
+            do throws(S3Error) {
+                outcome = .success(try await work())
+            } catch {
+                outcome = .failure(error)
+            }
+            result.withLock { $0 = outcome }
+            done.signal()
+        }
+        done.wait()
+        return try result.withLock { $0! }.get()
+    }
+}
