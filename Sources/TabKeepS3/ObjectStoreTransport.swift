@@ -212,7 +212,8 @@ public final class ObjectStoreTransport: Sendable {
 
     /// PUTs this replica's log unless the object already holds exactly these bytes.
     private func putOwn(
-        after seen: [[ProfileID: VersionVector]], fullState untrusted: Set<ProfileID>, listed: S3ObjectSummary?,
+        after seen: [[ProfileID: VersionVector]], fullState untrusted: Set<ProfileID>,
+        listed: S3ObjectSummary?,
         report: inout ObjectStoreSyncReport
     )
         async throws(S3Error)

@@ -48,7 +48,8 @@ package struct ReplicaLog: Sendable {
         let vectors = message.vectors.filter { scope.contains($0.key) }
         let applied = try session.apply(message)
         return Received(
-            sender: message.sender, vectors: vectors, changed: applied.changed, overClaims: applied.overClaims,
+            sender: message.sender, vectors: vectors, changed: applied.changed,
+            overClaims: applied.overClaims,
             untrusted: applied.untrusted)
     }
 
@@ -57,8 +58,9 @@ package struct ReplicaLog: Sendable {
     /// the `untrusted` profiles, where a log's vector was not trusted: its writer may lack any of it.
     package func own(after seen: [[ProfileID: VersionVector]], fullState untrusted: Set<ProfileID> = [])
         throws(SyncError) -> (
-        bytes: [UInt8], documents: Int
-    ) {
+            bytes: [UInt8], documents: Int
+        )
+    {
         var base: [ProfileID: VersionVector] = [:]
         if let first = seen.first {
             for (profile, vector) in first {

@@ -28,7 +28,8 @@ extension SyncCommand {
         }
         let client = try S3Client(configuration: configuration, credentials: provider)
         let transport = try ObjectStoreTransport(
-            bucket: bucket, prefix: prefix, store: store, profiles: profiles, client: client, maxDrift: maxDrift)
+            bucket: bucket, prefix: prefix, store: store, profiles: profiles, client: client,
+            maxDrift: maxDrift)
         let report = try waitFor { () async throws(S3Error) -> ObjectStoreSyncReport in
             try await transport.sync()
         }
