@@ -91,28 +91,36 @@ let package = Package(
             path: "Tools/tabkeep-fuzz",
             swiftSettings: strict
         ),
-        .testTarget(name: "LMDBKitTests", dependencies: ["LMDBKit"], swiftSettings: strict),
+        // What the test targets share: one temporary directory, named catalogs, seeds and replay
+        // lines. Used only by test targets; not a product.
+        .target(
+            name: "TabKeepTestSupport",
+            dependencies: ["TabKeep"],
+            path: "Tests/TabKeepTestSupport",
+            swiftSettings: strict
+        ),
+        .testTarget(name: "LMDBKitTests", dependencies: ["LMDBKit", "TabKeepTestSupport"], swiftSettings: strict),
         // Test targets that spawn the built tools depend on them, so `swift test` alone builds them.
         .testTarget(
             name: "TabKeepTests",
-            dependencies: ["TabKeep", "TabKeepDump", "LMDBKit", "tabkeep"],
+            dependencies: ["TabKeep", "TabKeepDump", "LMDBKit", "TabKeepTestSupport", "tabkeep"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "TabKeepSyncTests",
-            dependencies: ["TabKeepSync", "TabKeepDump", "TabKeep", "LMDBKit"],
+            dependencies: ["TabKeepSync", "TabKeepDump", "TabKeep", "LMDBKit", "TabKeepTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "TabKeepToolTests",
-            dependencies: ["TabKeep", "TabKeepSync", "TabKeepDump", "LMDBKit", "tabkeep"],
+            dependencies: ["TabKeep", "TabKeepSync", "TabKeepDump", "LMDBKit", "TabKeepTestSupport", "tabkeep"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "ReliabilityTests",
             dependencies: [
-                "TabKeep", "TabKeepSync", "TabKeepDump", "LMDBKit", "tabkeep", "tabkeep-stress",
-                "tabkeep-fuzz",
+                "TabKeep", "TabKeepSync", "TabKeepDump", "LMDBKit", "TabKeepTestSupport", "tabkeep",
+                "tabkeep-stress", "tabkeep-fuzz",
             ],
             swiftSettings: strict
         ),

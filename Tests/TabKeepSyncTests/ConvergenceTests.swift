@@ -1,5 +1,6 @@
 import Foundation
 import TabKeep
+import TabKeepTestSupport
 import Testing
 
 @testable import TabKeepSync
@@ -24,7 +25,7 @@ struct ConvergenceScenario {
         random = SplitMix64(seed: seed)
         let count = Int.random(in: 3...5, using: &random)
         stores = try (0..<count).map { try directory.store("\(name)-\($0)") }
-        for store in stores { try store.registerCatalog(sevenTabs) }
+        for store in stores { try store.registerCatalog(sevenLetterTabs) }
     }
 
     mutating func run(scripts: Int) throws {
@@ -60,8 +61,8 @@ struct ConvergenceScenario {
     mutating func perform(_ step: ScriptStep, who: ProfileID, on store: TabKeepStore) throws(TabKeepError)
         -> Bool
     {
-        let shown = try store.layout(who, catalog: sevenTabs).order
-        let any = sevenTabs.tabs.map(\.id).randomElement(using: &random)!
+        let shown = try store.layout(who, catalog: sevenLetterTabs).order
+        let any = sevenLetterTabs.tabs.map(\.id).randomElement(using: &random)!
         switch step {
         case .move:
             guard let moved = shown.randomElement(using: &random) else { return false }
@@ -153,9 +154,9 @@ func isRefusedEdit(_ error: TabKeepError) -> Bool {
         }
         let profiles = Set(reference.keys.map(\.profile)).union(scenario.profiles)
         for who in profiles {
-            let layout = try scenario.stores[0].layout(who, catalog: sevenTabs)
+            let layout = try scenario.stores[0].layout(who, catalog: sevenLetterTabs)
             for store in scenario.stores.dropFirst() {
-                #expect(try store.layout(who, catalog: sevenTabs) == layout, "seed \(seed)")
+                #expect(try store.layout(who, catalog: sevenLetterTabs) == layout, "seed \(seed)")
             }
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import TabKeep
 import TabKeepDump
+import TabKeepTestSupport
 import Testing
 
 @testable import TabKeepSync

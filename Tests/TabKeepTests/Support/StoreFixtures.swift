@@ -2,25 +2,7 @@ import Foundation
 import LMDBKit
 import TabKeep
 
-/// A fresh directory for one test, removed when the value goes away.
-final class TestDirectory: Sendable {
-    let path: String
-
-    init() {
-        path = FileManager.default.temporaryDirectory.path + "/tabkeep-tests-" + UUID().uuidString
-        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    func sub(_ name: String) -> String { path + "/" + name }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
-
-func profile(_ name: String) -> ProfileID { try! ProfileID(name) }
 func bar(_ name: String) -> BarID { try! BarID(name) }
-
-/// The seven-tab catalog the tests use: a b c d e f g, all `.default`.
-let sevenTabs = try! Catalog(["a", "b", "c", "d", "e", "f", "g"].map(tab))
 
 /// Every record of every database, for comparing a store before and after something that must not change it.
 func snapshot(_ store: TabKeepStore) throws -> [String: [[UInt8]]] {
