@@ -95,7 +95,7 @@ let package = Package(
         // lines. Used only by test targets; not a product.
         .target(
             name: "TabKeepTestSupport",
-            dependencies: ["TabKeep"],
+            dependencies: ["TabKeep", "LMDBKit"],
             path: "Tests/TabKeepTestSupport",
             swiftSettings: strict
         ),
@@ -103,7 +103,12 @@ let package = Package(
         // Test targets that spawn the built tools depend on them, so `swift test` alone builds them.
         .testTarget(
             name: "TabKeepTests",
-            dependencies: ["TabKeep", "TabKeepDump", "LMDBKit", "TabKeepTestSupport", "tabkeep"],
+            dependencies: ["TabKeep", "LMDBKit", "TabKeepTestSupport", "tabkeep"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "TabKeepDumpTests",
+            dependencies: ["TabKeepDump", "TabKeep", "LMDBKit", "TabKeepTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

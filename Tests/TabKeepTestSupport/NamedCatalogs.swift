@@ -9,6 +9,9 @@ package func tabs(_ raws: String...) -> [TabID] { raws.map(tab) }
 /// A profile id from a literal known to be valid.
 package func profile(_ name: String) -> ProfileID { try! ProfileID(name) }
 
+/// A bar id from a literal known to be valid.
+package func bar(_ name: String) -> BarID { try! BarID(name) }
+
 /// The first `count` letters a, b, c… as a catalog of default tabs.
 package func lettersCatalog(_ count: Int = 7) -> Catalog {
     try! Catalog("abcdefghijklmnop".prefix(count).map { tab(String($0)) })
