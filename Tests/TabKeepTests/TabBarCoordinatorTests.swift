@@ -55,7 +55,7 @@ struct TabBarCoordinatorTests {
     static func id(_ name: String) throws -> TabID { try TabID(name) }
 
     /// A seven-tab app: four on the bar, More, three under More.
-    static func sevenLetterTabs() throws -> Catalog {
+    static func barAndMoreCatalog() throws -> Catalog {
         try Catalog(ids("home", "search", "inbox", "library", "profile", "settings", "help"))
     }
 
@@ -83,7 +83,7 @@ struct TabBarCoordinatorTests {
     @Test func attachShowsStoredOrderAndStoredCustomizableSubsetNotAllTabs() throws {
         let temporary = try TemporaryStore()
         let store = temporary.store
-        let catalog = try Self.sevenLetterTabs()
+        let catalog = try Self.barAndMoreCatalog()
         let (inbox, settings, help) = try (Self.id("inbox"), Self.id("settings"), Self.id("help"))
         try store.edit(
             profile, catalog: catalog,
@@ -109,7 +109,7 @@ struct TabBarCoordinatorTests {
     @Test func assigningTheListForAFeatureFlagReappliesTheStoredSubset() throws {
         let temporary = try TemporaryStore()
         let store = temporary.store
-        let catalog = try Self.sevenLetterTabs()
+        let catalog = try Self.barAndMoreCatalog()
         try store.edit(profile, catalog: catalog, .setCustomizableFlag(Self.id("help"), false))
         let launch = try Launch(store, catalog, profile: profile)
 
@@ -228,7 +228,7 @@ struct TabBarCoordinatorTests {
     @Test func selectionIsRestoredByIdentityForATabUnderMoreAndForMoreItself() async throws {
         let temporary = try TemporaryStore()
         let store = temporary.store
-        let catalog = try Self.sevenLetterTabs()
+        let catalog = try Self.barAndMoreCatalog()
         let settings = try Self.id("settings")
 
         var launch = try Launch(store, catalog, profile: profile)
@@ -255,7 +255,7 @@ struct TabBarCoordinatorTests {
     @Test func whenTheStoredTabIsGoneUIKitsFallbackApplies() async throws {
         let temporary = try TemporaryStore()
         let store = temporary.store
-        let catalog = try Self.sevenLetterTabs()
+        let catalog = try Self.barAndMoreCatalog()
         var launch = try Launch(store, catalog, profile: profile)
         try launch.model.userTap(.tab(Self.id("help")))
         try await launch.quit()
@@ -270,7 +270,7 @@ struct TabBarCoordinatorTests {
     @Test func theFallbackAfterAnAssignmentIsRecordedBecauseTheUserSawIt() async throws {
         let temporary = try TemporaryStore()
         let store = temporary.store
-        let catalog = try Self.sevenLetterTabs()
+        let catalog = try Self.barAndMoreCatalog()
         var launch = try Launch(store, catalog, profile: profile)
         try launch.model.userTap(.tab(Self.id("library")))
 
@@ -288,7 +288,7 @@ struct TabBarCoordinatorTests {
     @Test func orderIsRecordedOnlyWhenCustomizingEndsChangedAndAsTheMinimalMoves() async throws {
         let temporary = try TemporaryStore()
         let store = temporary.store
-        let catalog = try Self.sevenLetterTabs()
+        let catalog = try Self.barAndMoreCatalog()
         let (search, settings, help) = try (Self.id("search"), Self.id("settings"), Self.id("help"))
         let launch = try Launch(store, catalog, profile: profile)
         let model = launch.model
@@ -326,7 +326,7 @@ struct TabBarCoordinatorTests {
     @Test func aRemoteMoveThatArrivesWhileTheUserCustomizesSurvivesTheSession() async throws {
         let (temporaryA, temporaryB) = try (TemporaryStore(), TemporaryStore())
         let (phone, tablet) = (temporaryA.store, temporaryB.store)
-        let catalog = try Self.sevenLetterTabs()
+        let catalog = try Self.barAndMoreCatalog()
         let (profileTab, settings) = try (Self.id("profile"), Self.id("settings"))
         let launch = try Launch(phone, catalog, profile: profile)
         let model = launch.model
@@ -351,7 +351,7 @@ struct TabBarCoordinatorTests {
     @Test func aBadgeIncrementMergedFromAnotherDeviceAppearsWithoutRelaunch() async throws {
         let (temporaryA, temporaryB) = try (TemporaryStore(), TemporaryStore())
         let (storeA, storeB) = (temporaryA.store, temporaryB.store)
-        let catalog = try Self.sevenLetterTabs()
+        let catalog = try Self.barAndMoreCatalog()
         let inbox = try Self.id("inbox")
         let launch = try Launch(storeA, catalog, profile: profile)
 
@@ -414,7 +414,7 @@ struct TabBarCoordinatorTests {
     @Test func aReorderAndSelectionSyncedFromAnotherDeviceAreFollowedWithoutEchoingThem() async throws {
         let (temporaryA, temporaryB) = try (TemporaryStore(), TemporaryStore())
         let (storeA, storeB) = (temporaryA.store, temporaryB.store)
-        let catalog = try Self.sevenLetterTabs()
+        let catalog = try Self.barAndMoreCatalog()
         let launch = try Launch(storeA, catalog, profile: profile)
         try launch.model.userTap(.tab(Self.id("inbox")))
         try await launch.coordinator.flush()
