@@ -56,21 +56,6 @@ import Testing
         #expect(try recordChecksum(session.store) == before)
     }
 
-    @Test func randomBytesAreRefused() throws {
-        let directory = TemporaryDirectory()
-        let (_, session, before) = try fixture(directory)
-        var random = SplitMix64(seed: 6)
-        for round in 0..<2_000 {
-            var bytes = (0..<Int.random(in: 0..<300, using: &random)).map { _ in
-                UInt8.random(in: 0...255, using: &random)
-            }
-            // Half of them past the magic and the CRC.
-            if round % 2 == 0 { bytes = sealed(SyncMessage.magic + [SyncMessage.formatVersion] + bytes) }
-            #expect(refusal(bytes, by: session) != nil, "round \(round)")
-        }
-        #expect(try recordChecksum(session.store) == before)
-    }
-
     @Test func oversizedCountsAreRefusedWithTheLimitNamed() throws {
         let directory = TemporaryDirectory()
         let (_, session, before) = try fixture(directory)
