@@ -9,15 +9,7 @@ import Testing
 
 /// The programs the suite drives, built next to the test bundle by `swift build --build-tests`.
 enum Built {
-    static func product(_ name: String) -> String {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent(name).path
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-            directory.deleteLastPathComponent()
-        }
-        return name
-    }
+    static func product(_ name: String) -> String { builtProduct(name) ?? name }
 
     static let stress = product("tabkeep-stress")
     static let tool = product("tabkeep")

@@ -31,9 +31,7 @@ import Testing
             problems.isEmpty,
             """
             \(replayLine(seed: UInt64(seed), variable: "TABKEEP_MODEL_SEED", filter: "IntentModelPropertyTests"))
-            \(problems.joined(separator: "\n"))
-            script:
-            \(scenario.log.joined(separator: "\n"))
+            \(Self.report(problems, scenario.log))
             \(smallest)
             """)
     }

@@ -143,9 +143,7 @@ extension ModelScenario {
             problems.isEmpty,
             """
             \(replay)
-            \(problems.joined(separator: "\n"))
-            script:
-            \(scenario.log.joined(separator: "\n"))
+            \(IntentModelPropertyTests.report(problems, scenario.log))
             \(smallest)
             """)
     }
