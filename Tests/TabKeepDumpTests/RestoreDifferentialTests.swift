@@ -24,7 +24,7 @@ struct RestoreDifferentialTests {
         if occupied {
             for name in ["a-first", "user-1", "user-10-x", "user-3", "zz-last"] {
                 try store.edit(
-                    profile(name), bar: bar("side"), catalog: sevenLetterTabs, .move(tab("b"), to: 0))
+                    profile(name), bar: bar("side"), catalog: letterTabs, .move(tab("b"), to: 0))
             }
         }
         return store

@@ -12,9 +12,9 @@ import Testing
         let sender = try directory.store("sender")
         let receiver = try directory.store("receiver")
         try sender.edit(
-            profile("alice"), catalog: sevenLetterTabs, [.move(tab("c"), to: 0), .addToBadge(tab("a"), 2)])
-        try sender.edit(profile("bob"), catalog: sevenLetterTabs, [.setBadgeText(tab("b"), "new"), .reset])
-        try receiver.edit(profile("carol"), catalog: sevenLetterTabs, .setHidden(tab("d"), true))
+            profile("alice"), catalog: letterTabs, [.move(tab("c"), to: 0), .addToBadge(tab("a"), 2)])
+        try sender.edit(profile("bob"), catalog: letterTabs, [.setBadgeText(tab("b"), "new"), .reset])
+        try receiver.edit(profile("carol"), catalog: letterTabs, .setHidden(tab("d"), true))
         let session = SyncSession(store: receiver)
         let reply = try SyncSession(store: sender).respond(to: session.request())
         return (reply.encoded(), session, try recordChecksum(receiver))

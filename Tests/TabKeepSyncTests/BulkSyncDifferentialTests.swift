@@ -61,11 +61,10 @@ import Testing
             case 0:
                 // A move past the shown tabs is refused: that is fine, the next step goes on.
                 try? store.edit(
-                    user, bar: bar, catalog: sevenLetterTabs, .move(tab(tabName), to: Int(random.next() % 4)))
-            case 1: try store.edit(user, bar: bar, catalog: sevenLetterTabs, .addToBadge(tab(tabName), 1))
+                    user, bar: bar, catalog: letterTabs, .move(tab(tabName), to: Int(random.next() % 4)))
+            case 1: try store.edit(user, bar: bar, catalog: letterTabs, .addToBadge(tab(tabName), 1))
             case 2:
-                try store.edit(
-                    user, bar: bar, catalog: sevenLetterTabs, .setHidden(tab(tabName), step % 2 == 0))
+                try store.edit(user, bar: bar, catalog: letterTabs, .setHidden(tab(tabName), step % 2 == 0))
             case 3 where step % 5 == 0: try store.reset(user, bar: bar)
             case 4 where step % 7 == 0:
                 let (first, second) = (Int(random.next() % 3), Int(random.next() % 3))
@@ -74,8 +73,7 @@ import Testing
                         stores[first], stores[second], profiles: Set(profiles.prefix(Int(random.next() % 40)))
                     )
                 }
-            default:
-                try store.edit(user, bar: bar, catalog: sevenLetterTabs, .setBadge(tab(tabName), step % 9))
+            default: try store.edit(user, bar: bar, catalog: letterTabs, .setBadge(tab(tabName), step % 9))
             }
         }
         return stores

@@ -29,7 +29,7 @@ struct ConvergenceScenario {
         random = ScriptRandom(seed: seed, replaying: replaying)
         let count = Int.random(in: 3...5, using: &random)
         stores = try (0..<count).map { try directory.store("\(name)-\($0)") }
-        for store in stores { try store.registerCatalog(sevenLetterTabs) }
+        for store in stores { try store.registerCatalog(letterTabs) }
     }
 
     /// Runs until `scripts` scripts have run, or after `steps` steps (a shrunk script's count).
@@ -69,8 +69,8 @@ struct ConvergenceScenario {
     mutating func perform(_ step: ScriptStep, who: ProfileID, on store: TabKeepStore) throws(TabKeepError)
         -> Bool
     {
-        let shown = try store.layout(who, catalog: sevenLetterTabs).order
-        let any = sevenLetterTabs.tabs.map(\.id).randomElement(using: &random)!
+        let shown = try store.layout(who, catalog: letterTabs).order
+        let any = letterTabs.tabs.map(\.id).randomElement(using: &random)!
         switch step {
         case .move:
             guard let moved = shown.randomElement(using: &random) else { return false }
@@ -178,9 +178,9 @@ func isRefusedEdit(_ error: TabKeepError) -> Bool {
         }
         let profiles = Set(reference.keys.map(\.profile)).union(scenario.profiles)
         for who in profiles {
-            let layout = try scenario.stores[0].layout(who, catalog: sevenLetterTabs)
+            let layout = try scenario.stores[0].layout(who, catalog: letterTabs)
             for store in scenario.stores.dropFirst() {
-                #expect(try store.layout(who, catalog: sevenLetterTabs) == layout, message)
+                #expect(try store.layout(who, catalog: letterTabs) == layout, message)
             }
         }
     }
@@ -196,9 +196,9 @@ func isRefusedEdit(_ error: TabKeepError) -> Bool {
             if try store.versionVector() != vector { problems.append("store \(index): another vector") }
         }
         for who in Set(reference.keys.map(\.profile)).union(scenario.profiles) {
-            let layout = try scenario.stores[0].layout(who, catalog: sevenLetterTabs)
+            let layout = try scenario.stores[0].layout(who, catalog: letterTabs)
             for (index, store) in scenario.stores.enumerated().dropFirst()
-            where try store.layout(who, catalog: sevenLetterTabs) != layout {
+            where try store.layout(who, catalog: letterTabs) != layout {
                 problems.append("store \(index): another layout of \(who)")
             }
         }

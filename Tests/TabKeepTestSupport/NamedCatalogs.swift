@@ -18,7 +18,7 @@ package func lettersCatalog(_ count: Int = 7) -> Catalog {
 }
 
 /// Seven letter tabs a…g, all `.default`: the library tests' catalog.
-package let sevenLetterTabs = lettersCatalog(7)
+package let letterTabs = lettersCatalog(7)
 
 /// Seven app tabs as the tool's `--catalog` argument spells them: `home` fixed, `labs` optional.
-package let sevenAppTabsArgument = "home:fixed,inbox,search,library,settings,help,labs:optional"
+package let appTabsSpec = "home:fixed,inbox,search,library,settings,help,labs:optional"

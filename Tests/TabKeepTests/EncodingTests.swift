@@ -43,8 +43,8 @@ struct EncodingTests {
     @Test func aDocumentWhoseTwoEntriesHoldOneDotIsRefused() throws {
         var document = TabBarDocument()
         var replica = Replica(id: ReplicaID(rawValue: 9))
-        try document.apply(.setHidden(tab("a"), true), catalog: sevenLetterTabs, by: &replica)
-        try document.apply(.setHidden(tab("b"), true), catalog: sevenLetterTabs, by: &replica)
+        try document.apply(.setHidden(tab("a"), true), catalog: letterTabs, by: &replica)
+        try document.apply(.setHidden(tab("b"), true), catalog: letterTabs, by: &replica)
         var entries = document.entries
         #expect(throws: Never.self) { try TabBarDocument(entries: entries) }
         entries[1].dot = entries[0].dot

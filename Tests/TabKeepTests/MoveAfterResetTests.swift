@@ -8,24 +8,24 @@ struct MoveAfterResetTests {
     func aMoveAfterAResetLandsWhereItWasAsked(index: Int) throws {
         var replica = Replica(id: ReplicaID(rawValue: 7))
         var document = TabBarDocument()
-        try document.apply(.move(tab("e"), to: 0), catalog: sevenLetterTabs, by: &replica)
-        try document.apply(.move(tab("b"), to: 5), catalog: sevenLetterTabs, by: &replica)
-        try document.apply(.reset, catalog: sevenLetterTabs, by: &replica)
-        #expect(document.layout(catalog: sevenLetterTabs).order == sevenLetterTabs.tabs.map(\.id))
-        try document.apply(.move(tab("f"), to: index), catalog: sevenLetterTabs, by: &replica)
+        try document.apply(.move(tab("e"), to: 0), catalog: letterTabs, by: &replica)
+        try document.apply(.move(tab("b"), to: 5), catalog: letterTabs, by: &replica)
+        try document.apply(.reset, catalog: letterTabs, by: &replica)
+        #expect(document.layout(catalog: letterTabs).order == letterTabs.tabs.map(\.id))
+        try document.apply(.move(tab("f"), to: index), catalog: letterTabs, by: &replica)
         var expected = ["a", "b", "c", "d", "e", "g"].map(tab)
         expected.insert(tab("f"), at: index)
-        #expect(document.layout(catalog: sevenLetterTabs).order == expected)
+        #expect(document.layout(catalog: letterTabs).order == expected)
     }
 
     @Test(arguments: 0..<7)
     func aMoveOnAFreshBarLandsWhereItWasAsked(index: Int) throws {
         var replica = Replica(id: ReplicaID(rawValue: 7))
         var document = TabBarDocument()
-        try document.apply(.move(tab("f"), to: index), catalog: sevenLetterTabs, by: &replica)
+        try document.apply(.move(tab("f"), to: index), catalog: letterTabs, by: &replica)
         var expected = ["a", "b", "c", "d", "e", "g"].map(tab)
         expected.insert(tab("f"), at: index)
-        #expect(document.layout(catalog: sevenLetterTabs).order == expected)
+        #expect(document.layout(catalog: letterTabs).order == expected)
     }
 }
 
@@ -36,13 +36,13 @@ struct UnseenMoveTests {
         var phone = Replica(id: ReplicaID(rawValue: 1))
         var tablet = Replica(id: ReplicaID(rawValue: 2))
         var onPhone = TabBarDocument()
-        try onPhone.apply(.setHidden(tab("b"), true), catalog: sevenLetterTabs, by: &phone)
+        try onPhone.apply(.setHidden(tab("b"), true), catalog: letterTabs, by: &phone)
         var onTablet = onPhone
-        try onTablet.apply(.move(tab("f"), to: index), catalog: sevenLetterTabs, by: &tablet)
-        let moved = onTablet.layout(catalog: sevenLetterTabs).order
-        try onPhone.apply(.reset, catalog: sevenLetterTabs, by: &phone)
+        try onTablet.apply(.move(tab("f"), to: index), catalog: letterTabs, by: &tablet)
+        let moved = onTablet.layout(catalog: letterTabs).order
+        try onPhone.apply(.reset, catalog: letterTabs, by: &phone)
         let merged = onPhone.merging(onTablet)
         #expect(merged.encoded() == onTablet.merging(onPhone).encoded())
-        #expect(merged.layout(catalog: sevenLetterTabs).order.filter { $0 != tab("b") } == moved)
+        #expect(merged.layout(catalog: letterTabs).order.filter { $0 != tab("b") } == moved)
     }
 }

@@ -15,8 +15,8 @@ struct StoreEditCatalogTests {
         let path = directory.sub("store")
         let store = try TabKeepStore(path: path)
         let other = try TabKeepStore(path: path)
-        let reversed = try Catalog(sevenLetterTabs.tabs.reversed().map(\.id))
-        try store.registerCatalog(sevenLetterTabs)
+        let reversed = try Catalog(letterTabs.tabs.reversed().map(\.id))
+        try store.registerCatalog(letterTabs)
         try store.edit(profile("p"), .move(tab("c"), to: 0))
         #expect(try store.layout(profile("p")).order.prefix(2) == [tab("c"), tab("a")])
         try other.registerCatalog(reversed)
@@ -37,7 +37,7 @@ struct StoreEditCatalogTests {
         #expect(throws: TabKeepError.noCatalog(.main)) {
             try store.edit(profile("p"), .move(tab("a"), to: 1))
         }
-        try store.registerCatalog(sevenLetterTabs)
+        try store.registerCatalog(letterTabs)
         try store.edit(profile("p"), .move(tab("b"), to: 0))
         let before = try store.document(profile("p"))
         let catalogs = try store.environment.database("catalogs")

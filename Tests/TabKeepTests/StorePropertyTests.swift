@@ -12,10 +12,10 @@ struct StorePropertyTests {
 
     @Test func dotsAndVersionsStayConsistentAfterFiveThousandRandomEdits() throws {
         let store = try TabKeepStore(path: directory.sub("store"), options: .init(durability: .deferred))
-        try store.registerCatalog(sevenLetterTabs)
+        try store.registerCatalog(letterTabs)
         var random = SplitMix64(seed: 0x7AB5)
         let profiles = (0..<50).map { profile("p\($0)") }
-        let tabs = sevenLetterTabs.tabs.map(\.id)
+        let tabs = letterTabs.tabs.map(\.id)
         var applied = 0
         for step in 0..<5_000 {
             let who = profiles.randomElement(using: &random)!

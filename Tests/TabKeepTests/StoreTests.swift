@@ -17,7 +17,7 @@ struct StoreTests {
     /// Every edit kind, on two bars, one of them reset afterwards.
     func applyEveryEditKind(_ store: TabKeepStore) throws {
         let user = profile("user-1")
-        try store.registerCatalog(sevenLetterTabs)
+        try store.registerCatalog(letterTabs)
         try store.edit(user, .move(tab("e"), to: 0))
         try store.edit(user, .reorder(["e", "c", "a", "b", "d", "f", "g"].map(tab)))
         try store.edit(user, .setCustomizable(["e", "c", "a", "b"].map(tab)))
@@ -31,8 +31,8 @@ struct StoreTests {
         try store.edit(user, .setBadgeText(tab("c"), "new"))
         let other = bar("secondary")
         try store.edit(
-            user, bar: other, catalog: sevenLetterTabs, [.move(tab("g"), to: 0), .setBadge(tab("g"), 1)])
-        try store.edit(user, bar: other, catalog: sevenLetterTabs, .reset)
+            user, bar: other, catalog: letterTabs, [.move(tab("g"), to: 0), .setBadge(tab("g"), 1)])
+        try store.edit(user, bar: other, catalog: letterTabs, .reset)
     }
 
     @Test func layoutsAndEveryEditKindSurviveCloseAndReopen() throws {
@@ -42,7 +42,7 @@ struct StoreTests {
             try applyEveryEditKind(store)
             before = (
                 try store.layout(profile("user-1")),
-                try store.layout(profile("user-1"), bar: bar("secondary"), catalog: sevenLetterTabs),
+                try store.layout(profile("user-1"), bar: bar("secondary"), catalog: letterTabs),
                 try store.document(profile("user-1"))
             )
         }
@@ -55,19 +55,19 @@ struct StoreTests {
         #expect(main.selection == .tab(tab("g")))
         #expect(main.badges == [tab("a"): 5])
         #expect(main.badgeTexts == [tab("c"): "new"])
-        let secondary = try store.layout(profile("user-1"), bar: bar("secondary"), catalog: sevenLetterTabs)
+        let secondary = try store.layout(profile("user-1"), bar: bar("secondary"), catalog: letterTabs)
         #expect(secondary == before.1)
-        #expect(secondary.order == sevenLetterTabs.tabs.map(\.id))
+        #expect(secondary.order == letterTabs.tabs.map(\.id))
         #expect(secondary.badges.isEmpty)
         #expect(try store.document(profile("user-1"))?.encoded() == before.2?.encoded())
-        #expect(try store.catalog() == sevenLetterTabs)
+        #expect(try store.catalog() == letterTabs)
         #expect(try store.profiles() == [profile("user-1")])
         #expect(try store.bars(of: profile("user-1")) == [.main])
     }
 
     @Test func severalEditsInOneCallAreAllOrNothing() throws {
         let store = try open()
-        try store.registerCatalog(sevenLetterTabs)
+        try store.registerCatalog(letterTabs)
         let user = profile("u")
         try store.edit(user, .setBadge(tab("a"), 1))
         let before = try snapshot(store)
@@ -76,14 +76,14 @@ struct StoreTests {
         }
         #expect(error?.description.contains("zz") == true)
         #expect(try snapshot(store) == before)
-        #expect(try store.layout(user).order == sevenLetterTabs.tabs.map(\.id))
+        #expect(try store.layout(user).order == letterTabs.tabs.map(\.id))
     }
 
     @Test func aProfileNeverSeenHasTheCatalogsDefaultLayout() throws {
         let store = try open()
-        let layout = try store.layout(profile("nobody"), catalog: sevenLetterTabs)
-        #expect(layout.order == sevenLetterTabs.tabs.map(\.id))
-        #expect(layout.customizable == sevenLetterTabs.tabs.map(\.id))
+        let layout = try store.layout(profile("nobody"), catalog: letterTabs)
+        #expect(layout.order == letterTabs.tabs.map(\.id))
+        #expect(layout.customizable == letterTabs.tabs.map(\.id))
         #expect(throws: TabKeepError.noCatalog(.main)) { try store.layout(profile("nobody")) }
     }
 
@@ -92,7 +92,7 @@ struct StoreTests {
         let commits: Int
         do {
             let store = try TabKeepStore(path: path, options: .init(durability: .full))
-            try store.registerCatalog(sevenLetterTabs)
+            try store.registerCatalog(letterTabs)
             let before = store.environment.lastTransactionID
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for task in 0..<16 {
@@ -125,7 +125,7 @@ struct StoreTests {
 
     @Test func anAsyncEditThatFailsReportsItsOwnErrorAndOthersCommit() async throws {
         let store = try open()
-        try store.registerCatalog(sevenLetterTabs)
+        try store.registerCatalog(letterTabs)
         let good = Task { try await store.edit(profile("good"), .setBadge(tab("a"), 2)) }
         let bad = Task { try await store.edit(profile("bad"), .move(tab("nope"), to: 0)) }
         try await good.value
@@ -136,9 +136,9 @@ struct StoreTests {
 
     @Test(.timeLimit(.minutes(1))) func thisProcessesCommitsReachTheNotificationStream() async throws {
         let store = try open()
-        try store.registerCatalog(sevenLetterTabs)
+        try store.registerCatalog(letterTabs)
         let stream = store.changes()
-        try await store.edit(profile("x"), bar: bar("side"), catalog: sevenLetterTabs, .setBadge(tab("a"), 1))
+        try await store.edit(profile("x"), bar: bar("side"), catalog: letterTabs, .setBadge(tab("a"), 1))
         var iterator = stream.makeAsyncIterator()
         let key = await iterator.next()
         #expect(key == DocumentKey(profile: profile("x"), bar: bar("side")))
@@ -149,7 +149,7 @@ struct StoreTests {
     {
         let tabkeep = try #require(builtProduct("tabkeep"), "the tabkeep tool is built with the tests")
         let store = try open("shared", .init(durability: .full, pollInterval: .milliseconds(20)))
-        try store.registerCatalog(sevenLetterTabs)
+        try store.registerCatalog(letterTabs)
         let stream = store.changes()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tabkeep)
@@ -167,7 +167,7 @@ struct StoreTests {
         let path = directory.sub("future")
         do {
             let store = try TabKeepStore(path: path)
-            try store.registerCatalog(sevenLetterTabs)
+            try store.registerCatalog(letterTabs)
             try store.edit(profile("u"), .move(tab("b"), to: 0))
         }
         do {
@@ -197,7 +197,7 @@ struct StoreTests {
 
     @Test func mergingAGuestIntoAnAccountKeepsBothSidesEdits() throws {
         let store = try open()
-        try store.registerCatalog(sevenLetterTabs)
+        try store.registerCatalog(letterTabs)
         let guest = profile("guest")
         let account = profile("account")
         try store.edit(
@@ -210,12 +210,12 @@ struct StoreTests {
         #expect(merged.badges[tab("a")] == 5)
         #expect(merged.selection == .tab(tab("c")))
         #expect(try store.profiles() == [account])
-        #expect(try store.layout(guest).order == sevenLetterTabs.tabs.map(\.id))
+        #expect(try store.layout(guest).order == letterTabs.tabs.map(\.id))
     }
 
     @Test func aCorruptDocumentIsReportedAloneAndEveryOtherProfileStillReads() throws {
         let store = try open()
-        try store.registerCatalog(sevenLetterTabs)
+        try store.registerCatalog(letterTabs)
         for name in ["a", "b", "c"] { try store.edit(profile(name), .move(tab("d"), to: 0)) }
         let documents = try store.environment.database("documents")
         let key = DocumentKey(profile: profile("b"), bar: .main)
@@ -258,7 +258,7 @@ struct StoreImportTests {
 
     func open(_ name: String) throws -> TabKeepStore {
         let store = try TabKeepStore(path: directory.sub(name), options: .init(durability: .deferred))
-        try store.registerCatalog(sevenLetterTabs)
+        try store.registerCatalog(letterTabs)
         return store
     }
 

@@ -1,5 +1,4 @@
 import TabKeepTestSupport
-
 #if os(Linux)
     import Foundation
     import LMDBKit
@@ -53,7 +52,7 @@ import TabKeepTestSupport
         @Test func suspendLetsGoOfEveryLockAndDescriptorAndTheNextReadReopens() async throws {
             let store = try open()
             let path = store.environment.path
-            try store.registerCatalog(sevenLetterTabs)
+            try store.registerCatalog(letterTabs)
             try await store.edit(profile("u"), .move(tab("c"), to: 0))
             let open = try StoreFileHolds(of: path)
             #expect(open.showsAnOpenEnvironment, "\(open)")
@@ -81,7 +80,7 @@ import TabKeepTestSupport
         {
             let store = try open()
             let path = store.environment.path
-            try store.registerCatalog(sevenLetterTabs)
+            try store.registerCatalog(letterTabs)
             // Read-only consumers: a change stream and a coordinator of the profile task 0 edits.
             let seen = Locked<Set<DocumentKey>>([])
             let changes = store.changes()
@@ -90,7 +89,7 @@ import TabKeepTestSupport
             }
             let model = TabBarControllerModel()
             let coordinator = TabBarCoordinator(
-                store: store, profile: profile("task-0"), catalog: sevenLetterTabs, host: model)
+                store: store, profile: profile("task-0"), catalog: letterTabs, host: model)
             try coordinator.attach()
 
             let editsPerTask = 40
@@ -101,7 +100,7 @@ import TabKeepTestSupport
                     for _ in 0..<editsPerTask {
                         do {
                             try await store.edit(
-                                profile("task-\(task)"), catalog: sevenLetterTabs, .addToBadge(tab("a"), 1))
+                                profile("task-\(task)"), catalog: letterTabs, .addToBadge(tab("a"), 1))
                             acknowledged.withLock { $0[task] += 1 }
                         } catch {
                             failures.withLock { $0.append("\(error)") }
@@ -143,7 +142,7 @@ import TabKeepTestSupport
             let tabkeep = try #require(builtProduct("tabkeep"), "the tabkeep tool is built with the tests")
             let store = try open()
             let path = store.environment.path
-            try store.registerCatalog(sevenLetterTabs)
+            try store.registerCatalog(letterTabs)
             let seen = Locked<[DocumentKey]>([])
             let changes = store.changes()
             let consumer = Task.detached {
@@ -175,7 +174,7 @@ import TabKeepTestSupport
         {
             let store = try open(durability: .metaAsync)
             let path = store.environment.path
-            try store.registerCatalog(sevenLetterTabs)
+            try store.registerCatalog(letterTabs)
             let opened = try StoreFileHolds(of: path)
             let cycles = 1_000
             for cycle in 0..<cycles {
@@ -206,7 +205,7 @@ import TabKeepTestSupport
         {
             let store = try open(locking: .perTransaction)
             let path = store.environment.path
-            try store.registerCatalog(sevenLetterTabs)
+            try store.registerCatalog(letterTabs)
             let edits = (0..<8).map { _ in
                 Task { try await store.edit(profile("u"), .addToBadge(tab("a"), 1)) }
             }

@@ -16,7 +16,7 @@ struct AllOrNothingTests {
         try Tool.ok(["set", store, "--profile", "p", "--bar", "other", "--catalog", "a,b"])
         let before = try dataBytes(store)
         let result = try Tool.run([
-            "set", store, "--profile", "p", "--catalog", sevenAppTabsArgument, "--move", "bogus=1",
+            "set", store, "--profile", "p", "--catalog", appTabsSpec, "--move", "bogus=1",
         ])
         #expect(result.status == 1 && result.stderr.hasPrefix("tabkeep: error: edit refused"))
         #expect(try dataBytes(store) == before, "the refused set committed something")
@@ -27,9 +27,7 @@ struct AllOrNothingTests {
     @Test func anEraseThatCannotEraseEveryBarErasesNone() throws {
         let directory = TemporaryDirectory()
         let store = directory.sub("store")
-        try Tool.ok([
-            "set", store, "--profile", "alice", "--catalog", sevenAppTabsArgument, "--select", "inbox",
-        ])
+        try Tool.ok(["set", store, "--profile", "alice", "--catalog", appTabsSpec, "--select", "inbox"])
         try Tool.ok([
             "set", store, "--profile", "alice", "--bar", "side", "--catalog", "a,b", "--select", "b",
         ])

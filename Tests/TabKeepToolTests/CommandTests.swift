@@ -42,7 +42,7 @@ struct CommandTests {
     @Test func setCreatesTheStoreAndShowDrawsTheBar() throws {
         let directory = TemporaryDirectory()
         let store = directory.sub("store")
-        try Tool.ok(["set", store, "--profile", "alice", "--catalog", sevenAppTabsArgument])
+        try Tool.ok(["set", store, "--profile", "alice", "--catalog", appTabsSpec])
         try Tool.ok([
             "set", store, "--profile", "alice", "--move", "settings=1", "--select", "help", "--badge-add",
             "inbox=3", "--badge-text", "help=new", "--hide", "search", "--unhide", "labs", "--customizable",
@@ -88,7 +88,7 @@ struct CommandTests {
         #expect(!FileManager.default.fileExists(atPath: directory.sub("missing")))
         result = try Tool.run(["set", store, "--profile", "p", "--move", "inbox=0"])
         #expect(result.status == 1 && result.stderr.contains("no catalog"))
-        try Tool.ok(["set", store, "--profile", "p", "--catalog", sevenAppTabsArgument])
+        try Tool.ok(["set", store, "--profile", "p", "--catalog", appTabsSpec])
         result = try Tool.run(["set", store, "--profile", "p", "--move", "nope=0"])
         #expect(result.status == 1 && result.stderr.hasPrefix("tabkeep: error: edit refused"))
         result = try Tool.run(["set", store, "--profile", "p", "--move", "inbox=99"])
@@ -100,9 +100,7 @@ struct CommandTests {
     @Test func profilesListsAndEraseForgets() throws {
         let directory = TemporaryDirectory()
         let store = directory.sub("store")
-        try Tool.ok([
-            "set", store, "--profile", "alice", "--catalog", sevenAppTabsArgument, "--select", "inbox",
-        ])
+        try Tool.ok(["set", store, "--profile", "alice", "--catalog", appTabsSpec, "--select", "inbox"])
         try Tool.ok(["set", store, "--profile", "bob", "--select", "search"])
         try Tool.ok(["set", store, "--profile", "bob", "--bar", "side", "--catalog", "a,b", "--select", "b"])
         #expect(try Tool.ok(["profiles", store]) == "alice\tmain\nbob\tmain,side\n")
@@ -124,9 +122,7 @@ struct CommandTests {
     @Test func statPrintsFiguresAsTextAndJSON() throws {
         let directory = TemporaryDirectory()
         let store = directory.sub("store")
-        try Tool.ok([
-            "set", store, "--profile", "alice", "--catalog", sevenAppTabsArgument, "--select", "inbox",
-        ])
+        try Tool.ok(["set", store, "--profile", "alice", "--catalog", appTabsSpec, "--select", "inbox"])
         try Tool.ok(["set", store, "--profile", "bob", "--select", "search"])
         let text = try Tool.ok(["stat", store])
         #expect(text.contains("page size") && text.contains("profiles     2"))
@@ -149,8 +145,7 @@ struct CommandTests {
         let directory = TemporaryDirectory()
         let store = directory.sub("store")
         try Tool.ok([
-            "set", store, "--profile", "alice", "--catalog", sevenAppTabsArgument, "--move", "help=1",
-            "--badge",
+            "set", store, "--profile", "alice", "--catalog", appTabsSpec, "--move", "help=1", "--badge",
             "inbox=4",
         ])
         #expect(try Tool.ok(["verify", store]).hasPrefix("ok: 1 documents"))
@@ -165,9 +160,7 @@ struct CommandTests {
     @Test func backupCopiesAndRefusesANonEmptyDestination() throws {
         let directory = TemporaryDirectory()
         let store = directory.sub("store")
-        try Tool.ok([
-            "set", store, "--profile", "alice", "--catalog", sevenAppTabsArgument, "--select", "inbox",
-        ])
+        try Tool.ok(["set", store, "--profile", "alice", "--catalog", appTabsSpec, "--select", "inbox"])
         try Tool.ok(["backup", store, directory.sub("copy")])
         try Tool.ok(["backup", store, directory.sub("compact"), "--compact"])
         for copy in ["copy", "compact"] {
@@ -184,13 +177,11 @@ struct CommandTests {
         let directory = TemporaryDirectory()
         let (a, b) = (directory.sub("a"), directory.sub("b"))
         try Tool.ok([
-            "set", a, "--profile", "alice", "--catalog", sevenAppTabsArgument, "--move", "settings=1",
-            "--badge-add",
+            "set", a, "--profile", "alice", "--catalog", appTabsSpec, "--move", "settings=1", "--badge-add",
             "inbox=3",
         ])
         try Tool.ok([
-            "set", b, "--profile", "alice", "--catalog", sevenAppTabsArgument, "--move", "help=1",
-            "--badge-add",
+            "set", b, "--profile", "alice", "--catalog", appTabsSpec, "--move", "help=1", "--badge-add",
             "inbox=2",
         ])
         try Tool.ok(["sync", a, "--peer", b])

@@ -6,7 +6,7 @@ import Testing
 struct DumpRestoreTests {
     /// A store with `count` profiles on two bars, some badges, one erased profile.
     static func makeStore(_ path: String, profiles count: Int) throws {
-        try Tool.ok(["set", path, "--profile", "p0", "--catalog", sevenAppTabsArgument])
+        try Tool.ok(["set", path, "--profile", "p0", "--catalog", appTabsSpec])
         try Tool.ok([
             "set", path, "--profile", "p0", "--bar", "side", "--catalog", "x,y:optional,z", "--select", "z",
         ])

@@ -19,9 +19,7 @@ struct FileSafetyTests {
     @Test func dumpNeverWritesThroughALinkPlantedWhereItsTemporaryFileMightGo() throws {
         let directory = TemporaryDirectory()
         let store = directory.sub("store")
-        try Tool.ok([
-            "set", store, "--profile", "alice", "--catalog", sevenAppTabsArgument, "--select", "inbox",
-        ])
+        try Tool.ok(["set", store, "--profile", "alice", "--catalog", appTabsSpec, "--select", "inbox"])
         let victim = directory.sub("victim")
         try Data("keep me".utf8).write(to: URL(fileURLWithPath: victim))
         let output = directory.sub("out.tkdump")
@@ -67,9 +65,7 @@ struct FileSafetyTests {
     @Test func backupIsPrivateAndRefusesALinkedDestination() throws {
         let directory = TemporaryDirectory()
         let store = directory.sub("store")
-        try Tool.ok([
-            "set", store, "--profile", "alice", "--catalog", sevenAppTabsArgument, "--select", "inbox",
-        ])
+        try Tool.ok(["set", store, "--profile", "alice", "--catalog", appTabsSpec, "--select", "inbox"])
         try Tool.ok(["backup", store, directory.sub("copy")])
         #expect(mode(directory.sub("copy/data.mdb")).map { $0 & 0o777 } == 0o600)
         try FileManager.default.createDirectory(

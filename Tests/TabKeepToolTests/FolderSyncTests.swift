@@ -17,15 +17,12 @@ struct FolderSyncTests {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         let stores = [directory.sub("phone"), directory.sub("tablet"), directory.sub("laptop")]
         try Tool.ok([
-            "set", stores[0], "--profile", "alice", "--catalog", sevenAppTabsArgument, "--move", "settings=1",
+            "set", stores[0], "--profile", "alice", "--catalog", appTabsSpec, "--move", "settings=1",
         ])
         try Tool.ok([
-            "set", stores[1], "--profile", "alice", "--catalog", sevenAppTabsArgument, "--badge-add",
-            "inbox=2",
+            "set", stores[1], "--profile", "alice", "--catalog", appTabsSpec, "--badge-add", "inbox=2",
         ])
-        try Tool.ok([
-            "set", stores[2], "--profile", "bob", "--catalog", sevenAppTabsArgument, "--select", "help",
-        ])
+        try Tool.ok(["set", stores[2], "--profile", "bob", "--catalog", appTabsSpec, "--select", "help"])
         let before = try shown(stores, profiles: ["alice", "bob"])
         #expect(before[0] != before[1] && before[1] != before[2])
 
@@ -57,10 +54,8 @@ struct FolderSyncTests {
         let folder = directory.sub("shared")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         let (mine, other) = (directory.sub("mine"), directory.sub("other"))
-        try Tool.ok([
-            "set", other, "--profile", "alice", "--catalog", sevenAppTabsArgument, "--select", "library",
-        ])
-        try Tool.ok(["set", mine, "--profile", "bob", "--catalog", sevenAppTabsArgument])
+        try Tool.ok(["set", other, "--profile", "alice", "--catalog", appTabsSpec, "--select", "library"])
+        try Tool.ok(["set", mine, "--profile", "bob", "--catalog", appTabsSpec])
         try Tool.ok(["sync", other, "--folder", folder])
         let garbage = "0000000000000bad.tkdelta"
         let bytes = (0..<200).map { UInt8(truncatingIfNeeded: $0 &* 37) }
@@ -83,7 +78,7 @@ struct FolderSyncTests {
     @Test func aMissingFolderOrStoreFailsWithExitOne() throws {
         let directory = TemporaryDirectory()
         let store = directory.sub("store")
-        try Tool.ok(["set", store, "--profile", "alice", "--catalog", sevenAppTabsArgument])
+        try Tool.ok(["set", store, "--profile", "alice", "--catalog", appTabsSpec])
         let missing = try Tool.run(["sync", store, "--folder", directory.sub("nowhere")])
         #expect(missing.status == 1 && missing.stderr.hasPrefix("tabkeep: error: "))
         #expect(missing.stderr.contains("not a directory"))

@@ -9,9 +9,7 @@ struct InteropTests {
         let store = directory.sub("store")
         let mdbStat = try #require(which("mdb_stat"), "mdb_stat from lmdb-utils is needed on PATH")
         let mdbDump = try #require(which("mdb_dump"), "mdb_dump from lmdb-utils is needed on PATH")
-        try Tool.ok([
-            "set", store, "--profile", "alice", "--catalog", sevenAppTabsArgument, "--move", "help=1",
-        ])
+        try Tool.ok(["set", store, "--profile", "alice", "--catalog", appTabsSpec, "--move", "help=1"])
         let stat = try Tool.run(["-a", store], executable: mdbStat)
         #expect(stat.status == 0, "\(stat.stderr)")
         for name in ["meta", "documents", "dots", "versions", "catalogs"] {
@@ -26,9 +24,7 @@ struct InteropTests {
     @Test func aBackupTakenWhileAnotherProcessWritesHoldsEveryEarlierEdit() throws {
         let directory = TemporaryDirectory()
         let store = directory.sub("store")
-        try Tool.ok([
-            "set", store, "--profile", "seed", "--catalog", sevenAppTabsArgument, "--select", "inbox",
-        ])
+        try Tool.ok(["set", store, "--profile", "seed", "--catalog", appTabsSpec, "--select", "inbox"])
         // The writer runs until it is stopped, and prints each profile once its edit is committed.
         let script = """
             i=0

@@ -11,10 +11,8 @@ struct OverClaimFolderSyncTests {
         let folder = directory.sub("shared")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         let (phone, tablet) = (directory.sub("phone"), directory.sub("tablet"))
-        try Tool.ok([
-            "set", phone, "--profile", "alice", "--catalog", sevenAppTabsArgument, "--badge-add", "inbox=1",
-        ])
-        try Tool.ok(["set", tablet, "--profile", "alice", "--catalog", sevenAppTabsArgument])
+        try Tool.ok(["set", phone, "--profile", "alice", "--catalog", appTabsSpec, "--badge-add", "inbox=1"])
+        try Tool.ok(["set", tablet, "--profile", "alice", "--catalog", appTabsSpec])
         try Tool.ok(["sync", phone, "--folder", folder, "--profile", "alice"])
         let phoneFile = try #require(try FileManager.default.contentsOfDirectory(atPath: folder).first)
         let phoneID = try #require(FolderTransport.replica(fromFileName: phoneFile))
@@ -38,8 +36,7 @@ struct OverClaimFolderSyncTests {
                     + "claims this replica (\(phoneID)) up to sequence 1000"), "\(warned.stderr)")
         for _ in 0..<5 {
             try Tool.ok([
-                "set", phone, "--profile", "alice", "--catalog", sevenAppTabsArgument, "--badge-add",
-                "inbox=1",
+                "set", phone, "--profile", "alice", "--catalog", appTabsSpec, "--badge-add", "inbox=1",
             ])
         }
         for _ in 0..<2 {

@@ -38,9 +38,7 @@ struct SyncMaxDriftTests {
     func storeAndFolder(_ directory: TemporaryDirectory) throws -> (store: String, folder: String) {
         let (store, folder) = (directory.sub("store"), directory.sub("shared"))
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
-        try Tool.ok([
-            "set", store, "--profile", "alice", "--catalog", sevenAppTabsArgument, "--select", "inbox",
-        ])
+        try Tool.ok(["set", store, "--profile", "alice", "--catalog", appTabsSpec, "--select", "inbox"])
         return (store, folder)
     }
 
