@@ -12,18 +12,13 @@ struct TabBarCoordinatorTests {
 
     /// A store in a fresh temporary directory, removed when the test ends.
     final class TemporaryStore {
-        let directory: URL
+        let directory = TemporaryDirectory()
         let store: TabKeepStore
 
         init() throws {
-            directory = FileManager.default.temporaryDirectory
-                .appendingPathComponent("TabBarCoordinatorTests-\(UUID().uuidString)", isDirectory: true)
             store = try TabKeepStore(
-                directory: directory, options: .init(durability: .deferred, pollInterval: .milliseconds(20)))
-        }
-
-        deinit {
-            try? FileManager.default.removeItem(at: directory)
+                directory: URL(fileURLWithPath: directory.sub("store"), isDirectory: true),
+                options: .init(durability: .deferred, pollInterval: .milliseconds(20)))
         }
     }
 
