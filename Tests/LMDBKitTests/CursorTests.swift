@@ -1,4 +1,5 @@
 import LMDBKit
+import TabKeepTestSupport
 import Testing
 
 @Suite("Cursors")

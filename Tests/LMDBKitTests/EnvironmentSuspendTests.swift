@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TabKeepTestSupport
 import Testing
 
 @testable import LMDBKit

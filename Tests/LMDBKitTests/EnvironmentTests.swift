@@ -1,5 +1,6 @@
 import Foundation
 import LMDBKit
+import TabKeepTestSupport
 import Testing
 
 @Suite("Environment")

@@ -1,6 +1,7 @@
 import Foundation
 import LMDBKit
 import Synchronization
+import TabKeepTestSupport
 import Testing
 
 @Suite("Backups and other processes")

@@ -2,6 +2,7 @@ import Foundation
 import TabKeep
 import TabKeepDump
 import TabKeepSync
+import TabKeepTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -80,7 +81,7 @@ struct AllOrNothingCrashTests {
     /// contents and the lines the child printed, or nil after recording the problem.
     static func killAndInspect(
         _ child: Child, within window: Double, aimed: Bool, landings: Landings, store path: String,
-        in directory: TestDirectory, round: Int, what: String
+        in directory: TemporaryDirectory, round: Int, what: String
     ) throws -> (content: [String: Int], lines: [String])? {
         if aimed && child.waitForLine(startingWith: landings.started, seconds: 120) == nil {
             Issue.record("round \(round): the \(what) never said \"\(landings.started)\": \(child.errorText)")
@@ -101,7 +102,7 @@ struct AllOrNothingCrashTests {
     }
 
     @Test func aRestoreKilledAtAnyInstantLeavesTheOldOrTheWholeNewContent() throws {
-        let directory = TestDirectory()
+        let directory = TemporaryDirectory()
         var expected: [[String: Int]] = []
         for (index, prefix) in ["a", "b"].enumerated() {
             let source = try Self.makeStore(
@@ -180,7 +181,7 @@ struct AllOrNothingCrashTests {
     }
 
     @Test func aSyncApplyKilledAtAnyInstantAppliesAllOrNothing() throws {
-        let directory = TestDirectory()
+        let directory = TemporaryDirectory()
         let source = try Self.makeStore(directory.sub("source"), prefix: "m", count: 400, offset: 1)
         let pristine = directory.sub("pristine")
         do {

@@ -1,6 +1,7 @@
 import Foundation
 import LMDBKit
 import TabKeep
+import TabKeepTestSupport
 import Testing
 
 @Suite("Durability: what reaches the disk, counted in system calls")
@@ -10,7 +11,7 @@ struct DurabilityTests {
     static let canTrace: Bool = {
         #if os(Linux)
             guard let strace = which("strace") else { return true }
-            let directory = TestDirectory()
+            let directory = TemporaryDirectory()
             return (try? run(strace, ["-qq", "-o", "/dev/null", "true"], in: directory).status) == 0
         #else
             return false
@@ -22,7 +23,7 @@ struct DurabilityTests {
     /// writes the meta page through a descriptor opened `O_DSYNC`.
     @Test(.enabled(if: canTrace, "strace cannot trace here (not Linux, or ptrace forbidden)"))
     func everyCommitOfTabkeepSetIsFlushedToTheDataFile() throws {
-        let directory = TestDirectory()
+        let directory = TemporaryDirectory()
         let store = directory.sub("store")
         let catalog = "home,inbox,search,library,settings"
         var checked = 0
@@ -54,7 +55,7 @@ struct DurabilityTests {
         .enabled(if: canTrace, "strace cannot trace here (not Linux, or ptrace forbidden)"),
         arguments: [Durability.full, .metaAsync, .deferred])
     func eachDurabilityFlushesWhatItPromises(durability: Durability) throws {
-        let directory = TestDirectory()
+        let directory = TemporaryDirectory()
         let store = directory.sub("store")
         do {
             let created = try TabKeepStore(path: store)
@@ -113,7 +114,7 @@ struct Trace {
 }
 
 /// Runs a program under `strace -f -y`, tracing flushes, opens and writes.
-func traced(_ executable: String, _ arguments: [String], in directory: TestDirectory) throws -> Trace {
+func traced(_ executable: String, _ arguments: [String], in directory: TemporaryDirectory) throws -> Trace {
     guard let strace = which("strace") else {
         Issue.record("strace is missing: Tools/setup.sh installs it (Debian package strace)")
         return Trace(status: -1, output: "", calls: [])
@@ -132,7 +133,7 @@ func traced(_ executable: String, _ arguments: [String], in directory: TestDirec
 }
 
 /// LMDB's last committed transaction id, read with lmdb-utils' `mdb_stat -e` (0 with no store).
-func lastTransaction(_ store: String, in directory: TestDirectory) throws -> Int {
+func lastTransaction(_ store: String, in directory: TemporaryDirectory) throws -> Int {
     guard FileManager.default.fileExists(atPath: store + "/data.mdb") else { return 0 }
     guard let stat = which("mdb_stat") else {
         Issue.record("mdb_stat is missing: Tools/setup.sh installs lmdb-utils")

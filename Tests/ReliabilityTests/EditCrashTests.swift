@@ -1,6 +1,7 @@
 import Foundation
 import LMDBKit
 import TabKeep
+import TabKeepTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -13,7 +14,7 @@ struct EditCrashTests {
     /// pass `tabkeep verify`, hold every acknowledged edit and no half-applied one.
     @Test(arguments: [(Durability.full, 90), (.metaAsync, 70)])
     func everyAcknowledgedEditSurvivesSigkill(durability: Durability, baseKills: Int) throws {
-        let directory = TestDirectory()
+        let directory = TemporaryDirectory()
         let path = directory.sub("store")
         do {
             let store = try TabKeepStore(path: path, options: .init(durability: durability))

@@ -1,4 +1,5 @@
 import Foundation
+import TabKeepTestSupport
 import Testing
 
 @Suite("Fuzzing: the decoders of outside bytes, a bounded run each")
@@ -11,7 +12,7 @@ struct FuzzTests {
         let soak = ProcessInfo.processInfo.environment["TABKEEP_SOAK"] == "1"
         let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../Fuzz/Corpus/\(target)").standardized.path
-        let directory = TestDirectory()
+        let directory = TemporaryDirectory()
         let seed = UInt32.random(in: 1...UInt32.max)
         let result = try run(
             Built.fuzz,

@@ -1,6 +1,7 @@
 import Foundation
 import LMDBKit
 import TabKeep
+import TabKeepTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -10,7 +11,7 @@ import Testing
 @Suite("Limits: full map, full disk, read-only directory, dead readers")
 struct LimitTests {
     @Test func aFullMapGivesAClearErrorAndKeepsEveryEarlierCommit() throws {
-        let directory = TestDirectory()
+        let directory = TemporaryDirectory()
         let path = directory.sub("store")
         var committed = 0
         var failure: TabKeepError?
@@ -66,7 +67,7 @@ struct LimitTests {
 
     @Test(.enabled(if: canMount, "needs unshare -m and mount (root or CAP_SYS_ADMIN)"))
     func aStoreOnAReadOnlyDirectoryStillReadsAndRefusesWritesCleanly() throws {
-        let directory = TestDirectory()
+        let directory = TemporaryDirectory()
         let path = directory.sub("store")
         do {
             let store = try TabKeepStore(path: path)
@@ -89,7 +90,7 @@ struct LimitTests {
 
     @Test(.enabled(if: canMount, "needs unshare -m and mount (root or CAP_SYS_ADMIN)"))
     func aFullDiskFailsTheWriteCleanlyAndKeepsEveryEarlierCommit() throws {
-        let directory = TestDirectory()
+        let directory = TemporaryDirectory()
         let mountPoint = directory.sub("small")
         try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
         let script = "mount -t tmpfs -o size=384k tmpfs \"$1\" && exec \"$2\" fill-disk \"$1/store\""
@@ -107,7 +108,7 @@ struct LimitTests {
 
     @Test func aReaderKilledMidReadLeavesASlotTheNextOpenClears() throws {
         let mdbStat = try #require(which("mdb_stat"), "mdb_stat from lmdb-utils is needed on PATH")
-        let directory = TestDirectory()
+        let directory = TemporaryDirectory()
         let path = directory.sub("store")
         // This process keeps the store open, so no later open is the only one and resets the table.
         // Reader slots are lmdb mode's (per-transaction: PerTransactionLockingTests).

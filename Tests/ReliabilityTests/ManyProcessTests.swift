@@ -1,5 +1,6 @@
 import Foundation
 import TabKeep
+import TabKeepTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -11,7 +12,7 @@ struct ManyProcessTests {
     /// Four writer and four reader processes for a few seconds: no acknowledged edit is lost, no
     /// reader sees a torn document, and the store verifies afterwards.
     @Test func fourWritersAndFourReadersLoseNothingAndSeeNothingTorn() throws {
-        let directory = TestDirectory()
+        let directory = TemporaryDirectory()
         let path = directory.sub("store")
         do {
             let store = try TabKeepStore(path: path)
@@ -70,7 +71,7 @@ struct ManyProcessTests {
     /// changed. It opens the store as the app does, so a locking mode chosen for the whole run
     /// (`TABKEEP_LOCKING`) is the one tested.
     @Test func fourProcessesEditingOneDocumentLoseNoAcknowledgedAddOrMove() throws {
-        let directory = TestDirectory()
+        let directory = TemporaryDirectory()
         let path = directory.sub("store")
         let shared = try ProfileID("shared")
         let own = ["home", "search", "library", "settings"]

@@ -1,6 +1,7 @@
 import Foundation
 import LMDBKit
 import TabKeep
+import TabKeepTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -12,7 +13,7 @@ struct PerTransactionLockingTests {
     /// Fills a bare environment, then runs a reader that holds one snapshot for 1.5 s while
     /// another process tries to commit five full rewrites; returns the reader's mismatch count
     /// (nil when the reader failed or crashed) and how many commits the writer made during the hold.
-    private func snapshotRun(coordination: Bool, in directory: TestDirectory) throws -> (
+    private func snapshotRun(coordination: Bool, in directory: TemporaryDirectory) throws -> (
         mismatches: Int?, commitsDuringHold: Int, readerOutput: String
     ) {
         let path = directory.sub("env")
@@ -38,7 +39,7 @@ struct PerTransactionLockingTests {
     /// The writer waits for the reader, and every value the reader reads again is the one its
     /// snapshot held.
     @Test func aReaderKeepsItsSnapshotWhileAnotherProcessCommits() throws {
-        let directory = TestDirectory()
+        let directory = TemporaryDirectory()
         let result = try snapshotRun(coordination: true, in: directory)
         #expect(result.mismatches == 0, "the snapshot changed under the reader: \(result.readerOutput)")
         #expect(result.commitsDuringHold == 0, "the writer committed while a reader held its snapshot")
@@ -49,7 +50,7 @@ struct PerTransactionLockingTests {
     /// the pages of the reader's snapshot after two commits, and the reader sees its values
     /// change (or reads garbage and fails). This is the failure the lock prevents.
     @Test func withoutTheCoordinationTheReaderSeesItsSnapshotChange() throws {
-        let directory = TestDirectory()
+        let directory = TemporaryDirectory()
         let result = try snapshotRun(coordination: false, in: directory)
         #expect(result.commitsDuringHold >= 3, "the writer should not wait without the lock")
         #expect(
@@ -63,7 +64,7 @@ struct PerTransactionLockingTests {
     /// Another process grows the map past this one's: the next transaction here adopts it, in
     /// per-transaction mode as in lmdb mode (LMDBKitTests' MapResizeTests, with mdb_load).
     @Test func aMapGrownByAnotherProcessIsAdopted() throws {
-        let directory = TestDirectory()
+        let directory = TemporaryDirectory()
         let path = directory.sub("env")
         let env = try Environment.open(
             path: path,
@@ -112,7 +113,7 @@ struct PerTransactionLockingTests {
     /// `/proc/locks` shows nothing of it, without any `suspend()`.
     @MainActor
     @Test func aProcessUsingTheStoreHoldsNoLockBetweenCalls() async throws {
-        let directory = TestDirectory()
+        let directory = TemporaryDirectory()
         let path = directory.sub("store")
         let store = try TabKeepStore(path: path, options: .init(locking: .perTransaction))
         let profile = try ProfileID("alice")
@@ -140,7 +141,7 @@ struct PerTransactionLockingTests {
     /// next write of another process goes through at once; every acknowledged edit is there and
     /// `verify` stays clean.
     @Test func aWriterKilledMidCommitNeverWedgesTheOthers() throws {
-        let directory = TestDirectory()
+        let directory = TemporaryDirectory()
         let path = directory.sub("store")
         do {
             let store = try TabKeepStore(path: path, options: .init(locking: .perTransaction))
@@ -189,7 +190,7 @@ struct PerTransactionLockingTests {
     /// A reader killed while it holds its lock: the kernel drops the lock, and the writer that
     /// was waiting for it goes on.
     @Test func aReaderKilledMidReadReleasesItsLock() throws {
-        let directory = TestDirectory()
+        let directory = TemporaryDirectory()
         let path = directory.sub("store")
         do {
             let store = try TabKeepStore(path: path, options: .init(locking: .perTransaction))
@@ -209,7 +210,7 @@ struct PerTransactionLockingTests {
     /// another process, and a per-transaction open of a store that a process holds open in lmdb
     /// mode is refused even when the directory claims per-transaction.
     @Test func theTwoModesAreNeverMixed() throws {
-        let directory = TestDirectory()
+        let directory = TemporaryDirectory()
         let lmdbStore = directory.sub("lmdb")
         let perTransactionStore = directory.sub("per-transaction")
         for (store, mode) in [(lmdbStore, "lmdb"), (perTransactionStore, "per-transaction")] {

@@ -3,6 +3,7 @@ import LMDBKit
 import TabKeep
 import TabKeepDump
 import TabKeepSync
+import TabKeepTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -17,7 +18,7 @@ struct SecurityTests {
     }
 
     @Test func storeLockDumpAndSyncFilesAreMode0600() throws {
-        let directory = TestDirectory()
+        let directory = TemporaryDirectory()
         let path = directory.sub("store")
         let previous = umask(0)  // even a permissive umask gives private files
         defer { umask(previous) }
@@ -55,7 +56,7 @@ struct SecurityTests {
             }
         }
         // Through the API: edits of one profile never show in a profile whose id extends it.
-        let directory = TestDirectory()
+        let directory = TemporaryDirectory()
         let store = try TabKeepStore(path: directory.sub("store"))
         try store.registerCatalog(Fixture.catalog)
         try store.edit(try ProfileID("alice"), catalog: Fixture.catalog, Fixture.edits(setting: 5))
@@ -84,7 +85,7 @@ struct SecurityTests {
     }
 
     @Test func folderSyncNeverTouchesAPathOutsideItsFolder() throws {
-        let directory = TestDirectory()
+        let directory = TemporaryDirectory()
         let store = try TabKeepStore(path: directory.sub("store"))
         try store.registerCatalog(Fixture.catalog)
         try store.edit(try ProfileID("p"), catalog: Fixture.catalog, Fixture.edits(setting: 3))
@@ -121,7 +122,7 @@ struct SecurityTests {
     }
 
     @Test func restoreNeverWritesOutsideTheStore() throws {
-        let directory = TestDirectory()
+        let directory = TemporaryDirectory()
         let source = try TabKeepStore(path: directory.sub("source"))
         try source.registerCatalog(Fixture.catalog)
         for name in ["../../escape", "/etc/passwd", "..", "store/../../x"] {

@@ -1,36 +1,15 @@
 import Foundation
 import TabKeep
+import TabKeepTestSupport
 import Testing
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// A fresh directory for one test (tests run in parallel), removed afterwards.
-final class TestDirectory: Sendable {
-    let path: String
-
-    init() {
-        path = FileManager.default.temporaryDirectory.path + "/tabkeep-reliability-" + UUID().uuidString
-        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    func sub(_ name: String) -> String { path + "/" + name }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
-
 /// The programs the suite drives, built next to the test bundle by `swift build --build-tests`.
 enum Built {
-    static func product(_ name: String) -> String {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent(name).path
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-            directory.deleteLastPathComponent()
-        }
-        return name
-    }
+    static func product(_ name: String) -> String { builtProduct(name) ?? name }
 
     static let stress = product("tabkeep-stress")
     static let tool = product("tabkeep")
@@ -44,7 +23,7 @@ final class Child {
     let output: String
     let errors: String
 
-    init(_ executable: String, _ arguments: [String], in directory: TestDirectory) throws {
+    init(_ executable: String, _ arguments: [String], in directory: TemporaryDirectory) throws {
         let name = UUID().uuidString
         output = directory.sub("out-\(name)")
         errors = directory.sub("err-\(name)")
@@ -95,7 +74,7 @@ final class Child {
 
 /// Runs a program to completion and returns its status and standard output.
 @discardableResult
-func run(_ executable: String, _ arguments: [String], in directory: TestDirectory) throws -> (
+func run(_ executable: String, _ arguments: [String], in directory: TemporaryDirectory) throws -> (
     status: Int32, output: String
 ) {
     let child = try Child(executable, arguments, in: directory)
@@ -107,7 +86,7 @@ func run(_ executable: String, _ arguments: [String], in directory: TestDirector
 }
 
 /// `tabkeep verify STORE`, the CLI's own checks; returns its output when they fail.
-func verifyProblems(_ store: String, in directory: TestDirectory) throws -> String? {
+func verifyProblems(_ store: String, in directory: TemporaryDirectory) throws -> String? {
     let (status, output) = try run(Built.tool, ["verify", store], in: directory)
     return status == 0 && output.hasPrefix("ok") ? nil : output
 }
@@ -142,10 +121,4 @@ enum Fixture {
 /// Tallies across the suite, printed by each test for the report.
 func report(_ text: String) {
     print("[reliability] \(text)")
-}
-
-/// The path of a program on `PATH` (lmdb-utils' `mdb_stat`, say), or nil.
-func which(_ name: String) -> String? {
-    let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
-    return directories.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
 }

@@ -1,4 +1,5 @@
 @testable import TabKeep
+import TabKeepTestSupport
 import Testing
 
 @testable import TabKeepSync
@@ -60,10 +61,10 @@ import Testing
             case 0:
                 // A move past the shown tabs is refused: that is fine, the next step goes on.
                 try? store.edit(
-                    user, bar: bar, catalog: sevenTabs, .move(tab(tabName), to: Int(random.next() % 4)))
-            case 1: try store.edit(user, bar: bar, catalog: sevenTabs, .addToBadge(tab(tabName), 1))
+                    user, bar: bar, catalog: letterTabs, .move(tab(tabName), to: Int(random.next() % 4)))
+            case 1: try store.edit(user, bar: bar, catalog: letterTabs, .addToBadge(tab(tabName), 1))
             case 2:
-                try store.edit(user, bar: bar, catalog: sevenTabs, .setHidden(tab(tabName), step % 2 == 0))
+                try store.edit(user, bar: bar, catalog: letterTabs, .setHidden(tab(tabName), step % 2 == 0))
             case 3 where step % 5 == 0: try store.reset(user, bar: bar)
             case 4 where step % 7 == 0:
                 let (first, second) = (Int(random.next() % 3), Int(random.next() % 3))
@@ -72,7 +73,7 @@ import Testing
                         stores[first], stores[second], profiles: Set(profiles.prefix(Int(random.next() % 40)))
                     )
                 }
-            default: try store.edit(user, bar: bar, catalog: sevenTabs, .setBadge(tab(tabName), step % 9))
+            default: try store.edit(user, bar: bar, catalog: letterTabs, .setBadge(tab(tabName), step % 9))
             }
         }
         return stores

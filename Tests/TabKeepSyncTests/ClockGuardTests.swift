@@ -1,4 +1,5 @@
 import TabKeep
+import TabKeepTestSupport
 import Testing
 
 @testable import TabKeepSync
@@ -12,7 +13,7 @@ import Testing
             id: ReplicaID(rawValue: 0xF0F0),
             clock: HybridLogicalClock(last: Stamp(milliseconds: future, counter: 0)))
         var document = TabBarDocument()
-        try document.apply(.move(tab("g"), to: 0), catalog: sevenTabs, by: &device)
+        try document.apply(.move(tab("g"), to: 0), catalog: letterTabs, by: &device)
         let message = SyncMessage(
             kind: kind, sender: device.id, scope: .all,
             sections: [
@@ -30,7 +31,7 @@ import Testing
     @Test func aFarFutureStampIsRefusedAndTheLocalClockIsUnchanged() throws {
         let directory = TemporaryDirectory()
         let store = try directory.store("store")
-        try store.edit(profile("user"), catalog: sevenTabs, .setHidden(tab("b"), true))
+        try store.edit(profile("user"), catalog: letterTabs, .setHidden(tab("b"), true))
         let clock = try storedClock(store)
         let before = try recordChecksum(store)
         let bytes = try messageFromTheFuture(ahead: 3_600_000)
@@ -42,7 +43,7 @@ import Testing
         }
         #expect(try storedClock(store) == clock)
         #expect(try recordChecksum(store) == before)
-        try store.edit(profile("user"), catalog: sevenTabs, .setHidden(tab("c"), true))
+        try store.edit(profile("user"), catalog: letterTabs, .setHidden(tab("c"), true))
         let newest = try store.document(profile("user"))!.maxStamp.milliseconds
         #expect(newest < HybridLogicalClock.wallMilliseconds() + 60_000)
     }
@@ -64,7 +65,7 @@ import Testing
         let folder = directory.folder("shared")
         let store = try directory.store("mine")
         let other = try directory.store("other")
-        try other.edit(profile("friend"), catalog: sevenTabs, .setHidden(tab("d"), true))
+        try other.edit(profile("friend"), catalog: letterTabs, .setHidden(tab("d"), true))
         try FolderTransport(path: folder, store: other).sync()
         let future = FolderTransport.fileName(for: ReplicaID(rawValue: 0xF0F0))
         try FolderFiles.replace(
@@ -86,7 +87,7 @@ import Testing
         #expect(try store.document(profile("user")) == nil)
         #expect(try store.document(profile("friend")) == other.document(profile("friend")))
         #expect(try store.versionVectors().values.allSatisfy { $0[ReplicaID(rawValue: 0xF0F0)] == 0 })
-        try store.edit(profile("friend"), catalog: sevenTabs, .setHidden(tab("c"), true))
+        try store.edit(profile("friend"), catalog: letterTabs, .setHidden(tab("c"), true))
         let newest = try store.document(profile("friend"))!.maxStamp.milliseconds
         #expect(newest < HybridLogicalClock.wallMilliseconds() + 60_000)
 

@@ -1,4 +1,5 @@
 import TabKeep
+import TabKeepTestSupport
 import Testing
 
 @testable import TabKeepSync
@@ -15,8 +16,8 @@ import Testing
         try source.importDocuments(mode: .merge) { add in
             for index in 0..<count {
                 var document = TabBarDocument()
-                try document.apply(.move(tab("c"), to: 0), catalog: sevenTabs, by: &device)
-                try document.apply(.setBadge(tab("a"), index % 7), catalog: sevenTabs, by: &device)
+                try document.apply(.move(tab("c"), to: 0), catalog: letterTabs, by: &device)
+                try document.apply(.setBadge(tab("a"), index % 7), catalog: letterTabs, by: &device)
                 try add(DocumentKey(profile: profile("user-\(index)"), bar: .main), document)
             }
         }
@@ -28,7 +29,7 @@ import Testing
     @Test func oneEditAfterAFullSyncOfTenThousandProfilesMakesAScopedMessageUnderOneKibibyte() throws {
         let directory = TemporaryDirectory()
         let (source, peer) = try syncedPair(profiles: 10_000, in: directory)
-        try source.edit(profile("user-1234"), catalog: sevenTabs, .move(tab("g"), to: 0))
+        try source.edit(profile("user-1234"), catalog: letterTabs, .move(tab("g"), to: 0))
         let scope = ProfileScope.only([profile("user-1234")])
         let reply = try SyncSession(store: source, scope: scope).respond(
             to: SyncSession(store: peer, scope: scope).request())
@@ -47,7 +48,7 @@ import Testing
         for count in [1_000, 10_000] {
             let (source, peer) = try syncedPair(profiles: count, in: directory)
             try source.edit(
-                profile("user-7"), catalog: sevenTabs, [.move(tab("g"), to: 0), .setBadge(tab("b"), 2)])
+                profile("user-7"), catalog: letterTabs, [.move(tab("g"), to: 0), .setBadge(tab("b"), 2)])
             let scope = ProfileScope.only([profile("user-7")])
             visited.append(try source.delta(after: peer.versionVectors(scope), scope: scope).rowsVisited)
         }

@@ -1,5 +1,6 @@
 import Foundation
 import TabKeep
+import TabKeepTestSupport
 import Testing
 
 @testable import TabKeepSync
@@ -10,9 +11,9 @@ import Testing
         let folder = directory.folder("shared")
         let stores = try ["phone", "tablet", "laptop"].map { try directory.store($0) }
         let transports = try stores.map { try FolderTransport(path: folder, store: $0) }
-        try stores[0].edit(profile("user"), catalog: sevenTabs, .move(tab("e"), to: 0))
-        try stores[1].edit(profile("user"), catalog: sevenTabs, .addToBadge(tab("a"), 2))
-        try stores[2].edit(profile("guest"), catalog: sevenTabs, .setHidden(tab("c"), true))
+        try stores[0].edit(profile("user"), catalog: letterTabs, .move(tab("e"), to: 0))
+        try stores[1].edit(profile("user"), catalog: letterTabs, .addToBadge(tab("a"), 2))
+        try stores[2].edit(profile("guest"), catalog: letterTabs, .setHidden(tab("c"), true))
         for _ in 0..<2 {
             for transport in transports {
                 let report = try transport.sync()
@@ -37,8 +38,8 @@ import Testing
         let store = try directory.store("mine")
         let other = try directory.store("other")
         let stranger = try directory.store("stranger")
-        try other.edit(profile("user"), catalog: sevenTabs, .move(tab("d"), to: 0))
-        try stranger.edit(profile("intruder"), catalog: sevenTabs, .setHidden(tab("a"), true))
+        try other.edit(profile("user"), catalog: letterTabs, .move(tab("d"), to: 0))
+        try stranger.edit(profile("intruder"), catalog: letterTabs, .setHidden(tab("a"), true))
         let otherBytes = try SyncSession(store: other).deltaMessage(kind: .reply, after: [:], scope: .all)
             .encoded()
         let strangerBytes = try SyncSession(store: stranger).deltaMessage(
@@ -96,10 +97,10 @@ import Testing
         let folder = directory.folder("shared")
         let a = try directory.store("a")
         let b = try directory.store("b")
-        try a.edit(profile("user"), catalog: sevenTabs, .move(tab("e"), to: 0))
+        try a.edit(profile("user"), catalog: letterTabs, .move(tab("e"), to: 0))
         try FolderTransport(path: folder, store: a).sync()
         try FolderTransport(path: folder, store: b).sync()
-        try a.edit(profile("user"), catalog: sevenTabs, .setHidden(tab("b"), true))
+        try a.edit(profile("user"), catalog: letterTabs, .setHidden(tab("b"), true))
         try FolderTransport(path: folder, store: a).sync()  // a delta past b's vector
         let c = try directory.store("c")
         let first = try FolderTransport(path: folder, store: c).sync()

@@ -1,5 +1,6 @@
 import Foundation
 import TabKeep
+import TabKeepTestSupport
 import Testing
 
 @testable import TabKeepSync
@@ -21,21 +22,21 @@ import Testing
     @Test func aGuestsLaterMoveOfATabWinsOverTheAccountsOnOneDevice() throws {
         let directory = TemporaryDirectory()
         let phone = try directory.store("phone")
-        try phone.edit(account, catalog: sevenTabs, .move(tab("b"), to: 6))
+        try phone.edit(account, catalog: letterTabs, .move(tab("b"), to: 6))
         nextMillisecond()
-        try phone.edit(guest, catalog: sevenTabs, .move(tab("b"), to: 0))
+        try phone.edit(guest, catalog: letterTabs, .move(tab("b"), to: 0))
         try phone.mergeProfile(guest, into: account)
-        #expect(try phone.layout(account, catalog: sevenTabs).order == bFirst)
+        #expect(try phone.layout(account, catalog: letterTabs).order == bFirst)
     }
 
     @Test func anAccountsLaterMoveOfATabWinsOverTheGuestsOnOneDevice() throws {
         let directory = TemporaryDirectory()
         let phone = try directory.store("phone")
-        try phone.edit(guest, catalog: sevenTabs, .move(tab("b"), to: 0))
+        try phone.edit(guest, catalog: letterTabs, .move(tab("b"), to: 0))
         nextMillisecond()
-        try phone.edit(account, catalog: sevenTabs, .move(tab("b"), to: 6))
+        try phone.edit(account, catalog: letterTabs, .move(tab("b"), to: 6))
         try phone.mergeProfile(guest, into: account)
-        #expect(try phone.layout(account, catalog: sevenTabs).order == bLast)
+        #expect(try phone.layout(account, catalog: letterTabs).order == bLast)
     }
 
     /// The guest moves b on the phone, then the account moves it on the tablet; the phone merges
@@ -43,14 +44,14 @@ import Testing
     @Test func anAccountsLaterMoveOnAnotherDeviceWinsOverAMergedGuestsMove() throws {
         let directory = TemporaryDirectory()
         let (phone, tablet) = (try directory.store("phone"), try directory.store("tablet"))
-        try phone.edit(guest, catalog: sevenTabs, .move(tab("b"), to: 0))
+        try phone.edit(guest, catalog: letterTabs, .move(tab("b"), to: 0))
         nextMillisecond()
-        try tablet.edit(account, catalog: sevenTabs, .move(tab("b"), to: 6))
+        try tablet.edit(account, catalog: letterTabs, .move(tab("b"), to: 6))
         nextMillisecond()
         try phone.mergeProfile(guest, into: account)
         try sync(phone, tablet)
         for store in [phone, tablet] {
-            #expect(try store.layout(account, catalog: sevenTabs).order == bLast)
+            #expect(try store.layout(account, catalog: letterTabs).order == bLast)
         }
     }
 
@@ -59,14 +60,14 @@ import Testing
     @Test func aMergedGuestsLaterMoveWinsOverTheAccountsMoveFromAnotherDevice() throws {
         let directory = TemporaryDirectory()
         let (phone, tablet) = (try directory.store("phone"), try directory.store("tablet"))
-        try tablet.edit(account, catalog: sevenTabs, .move(tab("b"), to: 6))
+        try tablet.edit(account, catalog: letterTabs, .move(tab("b"), to: 6))
         try sync(phone, tablet)
         nextMillisecond()
-        try phone.edit(guest, catalog: sevenTabs, .move(tab("b"), to: 0))
+        try phone.edit(guest, catalog: letterTabs, .move(tab("b"), to: 0))
         try phone.mergeProfile(guest, into: account)
         try sync(phone, tablet)
         for store in [phone, tablet] {
-            #expect(try store.layout(account, catalog: sevenTabs).order == bFirst)
+            #expect(try store.layout(account, catalog: letterTabs).order == bFirst)
         }
     }
 }

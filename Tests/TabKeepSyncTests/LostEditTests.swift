@@ -1,4 +1,5 @@
 import TabKeep
+import TabKeepTestSupport
 import Testing
 
 @testable import TabKeepSync
@@ -12,55 +13,55 @@ import Testing
     @Test func aResetNeverBringsBackTheIncrementsItHadSeen() throws {
         let directory = TemporaryDirectory()
         let (tablet, phone) = (try directory.store("tablet"), try directory.store("phone"))
-        try tablet.edit(user, catalog: sevenTabs, .addToBadge(inbox, 5))
+        try tablet.edit(user, catalog: letterTabs, .addToBadge(inbox, 5))
         try sync(tablet, phone)
         try phone.reset(user)
-        try tablet.edit(user, catalog: sevenTabs, .addToBadge(inbox, 1))  // has not seen the reset
+        try tablet.edit(user, catalog: letterTabs, .addToBadge(inbox, 1))  // has not seen the reset
         try sync(tablet, phone)
         for store in [tablet, phone] {
-            #expect(try store.layout(user, catalog: sevenTabs).badges[inbox] == 1)
+            #expect(try store.layout(user, catalog: letterTabs).badges[inbox] == 1)
         }
         // And from then on both count on from 1.
-        try phone.edit(user, catalog: sevenTabs, .addToBadge(inbox, 2))
-        try tablet.edit(user, catalog: sevenTabs, .addToBadge(inbox, 3))
+        try phone.edit(user, catalog: letterTabs, .addToBadge(inbox, 2))
+        try tablet.edit(user, catalog: letterTabs, .addToBadge(inbox, 3))
         try sync(tablet, phone)
         for store in [tablet, phone] {
-            #expect(try store.layout(user, catalog: sevenTabs).badges[inbox] == 6)
+            #expect(try store.layout(user, catalog: letterTabs).badges[inbox] == 6)
         }
     }
 
     @Test func anEraseNeverBringsBackTheIncrementsItHadSeen() throws {
         let directory = TemporaryDirectory()
         let (tablet, phone) = (try directory.store("tablet"), try directory.store("phone"))
-        try tablet.edit(user, catalog: sevenTabs, .addToBadge(inbox, 5))
+        try tablet.edit(user, catalog: letterTabs, .addToBadge(inbox, 5))
         try sync(tablet, phone)
         _ = try phone.erase(user)
-        try tablet.edit(user, catalog: sevenTabs, .addToBadge(inbox, 1))
+        try tablet.edit(user, catalog: letterTabs, .addToBadge(inbox, 1))
         try sync(tablet, phone)
         for store in [tablet, phone] {
-            #expect(try store.layout(user, catalog: sevenTabs).badges[inbox] == 1)
+            #expect(try store.layout(user, catalog: letterTabs).badges[inbox] == 1)
         }
     }
 
     @Test func movesIntoOneGapNeverRespaceTheBarOverAConcurrentMove() throws {
         let directory = TemporaryDirectory()
         let (a, b) = (try directory.store("a"), try directory.store("b"))
-        try a.edit(user, catalog: sevenTabs, .move(tab("a"), to: 1))
+        try a.edit(user, catalog: letterTabs, .move(tab("a"), to: 1))
         try sync(a, b)
-        try a.edit(user, catalog: sevenTabs, .move(tab("f"), to: 2))
-        try b.edit(user, catalog: sevenTabs, .move(tab("e"), to: 2))  // the same gap, concurrently
+        try a.edit(user, catalog: letterTabs, .move(tab("f"), to: 2))
+        try b.edit(user, catalog: letterTabs, .move(tab("e"), to: 2))  // the same gap, concurrently
         try sync(a, b)
         // B moves d while A moves g: different tabs, so both moves must survive.
-        var expected = try b.layout(user, catalog: sevenTabs).order
+        var expected = try b.layout(user, catalog: letterTabs).order
         expected.removeAll { $0 == tab("d") }
         expected.insert(tab("d"), at: 3)
-        try b.edit(user, catalog: sevenTabs, .move(tab("d"), to: 3))
-        try a.edit(user, catalog: sevenTabs, .move(tab("g"), to: 0))
+        try b.edit(user, catalog: letterTabs, .move(tab("d"), to: 3))
+        try a.edit(user, catalog: letterTabs, .move(tab("g"), to: 0))
         expected.removeAll { $0 == tab("g") }
         expected.insert(tab("g"), at: 0)
         try sync(a, b)
         for store in [a, b] {
-            #expect(try store.layout(user, catalog: sevenTabs).order == expected)
+            #expect(try store.layout(user, catalog: letterTabs).order == expected)
         }
         // Both concurrent moves into one gap stand where their devices put them: after a, before c.
         let order = expected
@@ -78,21 +79,21 @@ import Testing
         let directory = TemporaryDirectory()
         let (phone, tablet) = (try directory.store("phone"), try directory.store("tablet"))
         let guest = profile("guest")
-        try phone.edit(user, catalog: sevenTabs, .move(tab("d"), to: 0))
-        try phone.edit(guest, catalog: sevenTabs, .move(tab("e"), to: 0))  // the same gap, same device
+        try phone.edit(user, catalog: letterTabs, .move(tab("d"), to: 0))
+        try phone.edit(guest, catalog: letterTabs, .move(tab("e"), to: 0))  // the same gap, same device
         try phone.mergeProfile(guest, into: user)
         #expect(
-            try phone.layout(user, catalog: sevenTabs).order == ["d", "e", "a", "b", "c", "f", "g"].map(tab))
+            try phone.layout(user, catalog: letterTabs).order == ["d", "e", "a", "b", "c", "f", "g"].map(tab))
         try sync(phone, tablet)
-        try tablet.edit(user, catalog: sevenTabs, .move(tab("g"), to: 0))  // not seen by the phone yet
+        try tablet.edit(user, catalog: letterTabs, .move(tab("g"), to: 0))  // not seen by the phone yet
         let old = try positionEntries(phone, user)
-        try phone.edit(user, catalog: sevenTabs, .move(tab("b"), to: 1))  // between d and e
+        try phone.edit(user, catalog: letterTabs, .move(tab("b"), to: 1))  // between d and e
         let written = try positionEntries(phone, user).filter { old[$0.key] != $0.value }.keys
         #expect(Set(written) == [tab("b")])
         try sync(phone, tablet)
         for store in [phone, tablet] {
             #expect(
-                try store.layout(user, catalog: sevenTabs).order
+                try store.layout(user, catalog: letterTabs).order
                     == ["g", "d", "b", "e", "a", "c", "f"].map(tab))
         }
     }
@@ -108,14 +109,14 @@ import Testing
         let (one, two) = (try directory.store("one"), try directory.store("two"))
         let (phone, tablet) = one.replicaID > two.replicaID ? (one, two) : (two, one)
         let (alice, bob) = (profile("alice"), profile("bob"))
-        try phone.edit(bob, catalog: sevenTabs, .setCustomizableFlag(tab("d"), false))
+        try phone.edit(bob, catalog: letterTabs, .setCustomizableFlag(tab("d"), false))
         try phone.mergeProfile(bob, into: alice)
-        #expect(try !phone.layout(alice, catalog: sevenTabs).customizable.contains(tab("d")))
+        #expect(try !phone.layout(alice, catalog: letterTabs).customizable.contains(tab("d")))
         try sync(phone, tablet)
         try tablet.mergeProfile(alice, into: bob)
         try sync(phone, tablet)
         for store in [phone, tablet] {
-            let layout = try store.layout(bob, catalog: sevenTabs)
+            let layout = try store.layout(bob, catalog: letterTabs)
             #expect(!layout.customizable.contains(tab("d")), "\(layout.customizable)")
             #expect(layout.customizable.contains(tab("e")))
         }
@@ -128,14 +129,14 @@ import Testing
         let directory = TemporaryDirectory()
         let (phone, tablet) = (try directory.store("phone"), try directory.store("tablet"))
         let older = try Catalog(["a", "b", "c", "e", "f", "g"].map(tab))  // an older app without d
-        try phone.edit(user, catalog: sevenTabs, .move(tab("g"), to: 4))  // into the gap after d
-        try phone.edit(user, catalog: sevenTabs, .move(tab("f"), to: 3))  // into the gap after c
+        try phone.edit(user, catalog: letterTabs, .move(tab("g"), to: 4))  // into the gap after d
+        try phone.edit(user, catalog: letterTabs, .move(tab("f"), to: 3))  // into the gap after c
         try sync(phone, tablet)
         // Without d, both gaps are one: f and g meet there, in the order of their keys.
         let met = try tablet.layout(user, catalog: older).order
         #expect(met.count == 6 && Set(met[3...4]) == [tab("f"), tab("g")], "\(met)")
         let (first, second) = (met[3], met[4])
-        try phone.edit(user, catalog: sevenTabs, .move(tab("a"), to: 6))  // not seen by the tablet yet
+        try phone.edit(user, catalog: letterTabs, .move(tab("a"), to: 6))  // not seen by the tablet yet
         let old = try positionEntries(tablet, user)
         try tablet.edit(user, catalog: older, .move(tab("b"), to: 3))  // between the two
         let written = try positionEntries(tablet, user).filter { old[$0.key] != $0.value }.keys
@@ -143,7 +144,7 @@ import Testing
         let moved = try tablet.layout(user, catalog: older).order
         #expect(moved == [tab("a"), tab("c"), first, tab("b"), second, tab("e")], "\(moved)")
         try sync(phone, tablet)
-        for (store, catalog) in [(phone, sevenTabs), (tablet, older)] {
+        for (store, catalog) in [(phone, letterTabs), (tablet, older)] {
             let order = try store.layout(user, catalog: catalog).order
             // The phone's concurrent move of a survives, and b stays right after the tab it was put after.
             #expect(order.last == tab("a"), "\(order)")

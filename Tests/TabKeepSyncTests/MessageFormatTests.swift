@@ -1,5 +1,6 @@
 import Foundation
 import TabKeep
+import TabKeepTestSupport
 import Testing
 
 @testable import TabKeepSync
@@ -18,8 +19,8 @@ import Testing
         let directory = TemporaryDirectory()
         let store = try directory.store("a")
         try store.edit(
-            profile("alice"), catalog: sevenTabs, [.move(tab("c"), to: 0), .setBadge(tab("a"), 3)])
-        try store.edit(profile("bob"), catalog: sevenTabs, .select(.more))
+            profile("alice"), catalog: letterTabs, [.move(tab("c"), to: 0), .setBadge(tab("a"), 3)])
+        try store.edit(profile("bob"), catalog: letterTabs, .select(.more))
         let message = try SyncSession(store: store).deltaMessage(kind: .reply, after: [:], scope: .all)
         #expect(message.documents.count == 2)
         #expect(message.sections.map(\.profile) == [profile("alice"), profile("bob")])
@@ -31,7 +32,7 @@ import Testing
     @Test func aFormatTwoMessageIsStillReadWithoutDigests() throws {
         let directory = TemporaryDirectory()
         let (a, b) = (try directory.store("a"), try directory.store("b"))
-        try a.edit(profile("alice"), catalog: sevenTabs, [.move(tab("c"), to: 0), .setBadge(tab("a"), 3)])
+        try a.edit(profile("alice"), catalog: letterTabs, [.move(tab("c"), to: 0), .setBadge(tab("a"), 3)])
         let message = try SyncSession(store: a).deltaMessage(kind: .reply, after: [:], scope: .all)
         let old = message.encoded(format: 2)
         #expect(old[4] == 2)
@@ -52,7 +53,7 @@ import Testing
     @Test func aDigestOfAnotherLengthIsRefused() throws {
         let directory = TemporaryDirectory()
         let store = try directory.store("a")
-        try store.edit(profile("alice"), catalog: sevenTabs, .setBadge(tab("a"), 3))
+        try store.edit(profile("alice"), catalog: letterTabs, .setBadge(tab("a"), 3))
         var message = try SyncSession(store: store).deltaMessage(kind: .reply, after: [:], scope: .all)
         message.sections[0].digest = nil
         var bytes = Array(message.encoded().dropLast(4))
@@ -80,8 +81,8 @@ import Testing
         let directory = TemporaryDirectory()
         let a = try directory.store("a")
         let b = try directory.store("b")
-        try a.edit(profile("alice"), catalog: sevenTabs, .move(tab("g"), to: 0))
-        try b.edit(profile("bob"), catalog: sevenTabs, .setHidden(tab("b"), true))
+        try a.edit(profile("alice"), catalog: letterTabs, .move(tab("g"), to: 0))
+        try b.edit(profile("bob"), catalog: letterTabs, .setHidden(tab("b"), true))
         let report = try sync(a, b)
         #expect(report.changedInFirst == [DocumentKey(profile: profile("bob"), bar: .main)])
         #expect(report.changedInSecond == [DocumentKey(profile: profile("alice"), bar: .main)])
@@ -96,13 +97,13 @@ import Testing
         let phone = try directory.store("phone")
         let tablet = try directory.store("tablet")
         try phone.edit(
-            profile("guest"), catalog: sevenTabs, [.move(tab("e"), to: 0), .addToBadge(tab("a"), 2)])
-        try tablet.edit(profile("account"), catalog: sevenTabs, [.addToBadge(tab("a"), 5)])
+            profile("guest"), catalog: letterTabs, [.move(tab("e"), to: 0), .addToBadge(tab("a"), 2)])
+        try tablet.edit(profile("account"), catalog: letterTabs, [.addToBadge(tab("a"), 5)])
         try sync(phone, tablet)
         try phone.mergeProfile(profile("guest"), into: profile("account"))
         try sync(phone, tablet)
         for store in [phone, tablet] {
-            let layout = try store.layout(profile("account"), catalog: sevenTabs)
+            let layout = try store.layout(profile("account"), catalog: letterTabs)
             #expect(layout.order.first == tab("e"))
             #expect(layout.badges[tab("a")] == 7)
             #expect(try store.profiles() == [profile("account")])
@@ -114,7 +115,7 @@ import Testing
         let directory = TemporaryDirectory()
         let a = try directory.store("a")
         let b = try directory.store("b")
-        try a.edit(profile("alice"), catalog: sevenTabs, .move(tab("g"), to: 0))
+        try a.edit(profile("alice"), catalog: letterTabs, .move(tab("g"), to: 0))
         let before = try recordChecksum(b)
         _ = try SyncSession(store: b).respond(to: SyncSession(store: a).request())
         #expect(try recordChecksum(b) == before)

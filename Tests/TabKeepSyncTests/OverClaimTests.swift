@@ -1,5 +1,6 @@
 import Foundation
 import TabKeep
+import TabKeepTestSupport
 import Testing
 
 @testable import TabKeepSync
@@ -30,23 +31,23 @@ import Testing
     func aClaimBeyondWhatAReplicaIssuedNeverDropsItsEdits(replierFirst: Bool) throws {
         let directory = TemporaryDirectory()
         let (a, b) = (try directory.store("a"), try directory.store("b"))
-        try a.edit(alice, catalog: sevenTabs, .addToBadge(inbox, 1))
+        try a.edit(alice, catalog: letterTabs, .addToBadge(inbox, 1))
         try sync(a, b)
         // B takes a reply that claims A's edits of alice up to 1000.
         let bogus = try SyncMessage(decoding: bogusReply(claiming: a.replicaID, upTo: 1000).encoded())
         try SyncSession(store: b, scope: .only([alice])).receive(bogus)
-        for _ in 0..<5 { try a.edit(alice, catalog: sevenTabs, .addToBadge(inbox, 1)) }
+        for _ in 0..<5 { try a.edit(alice, catalog: letterTabs, .addToBadge(inbox, 1)) }
         #expect(try issued(a) == 6)
         var reports: [SyncReport] = []
         for _ in 0..<2 { reports.append(replierFirst ? try sync(b, a) : try sync(a, b)) }
         for store in [a, b] {
-            #expect(try store.layout(alice, catalog: sevenTabs).badges[inbox] == 6)
+            #expect(try store.layout(alice, catalog: letterTabs).badges[inbox] == 6)
         }
         #expect(try issued(a) == 6, "A's own sequence never jumps")
-        try a.edit(alice, catalog: sevenTabs, .addToBadge(inbox, 1))
+        try a.edit(alice, catalog: letterTabs, .addToBadge(inbox, 1))
         #expect(try issued(a) == 7)
         try sync(a, b)
-        #expect(try b.layout(alice, catalog: sevenTabs).badges[inbox] == 7)
+        #expect(try b.layout(alice, catalog: letterTabs).badges[inbox] == 7)
         #expect(try b.verify().problems.isEmpty)
         // The bad claim is reported by A, the authority on itself, naming B and the claim.
         let claims = reports.flatMap(\.overClaims)
@@ -66,17 +67,17 @@ import Testing
     @Test func equalVectorsOverDifferentDocumentsAreFoundByTheDigestAndRepaired() throws {
         let directory = TemporaryDirectory()
         let (a, b, c) = (try directory.store("a"), try directory.store("b"), try directory.store("c"))
-        try a.edit(alice, catalog: sevenTabs, .addToBadge(inbox, 1))
+        try a.edit(alice, catalog: letterTabs, .addToBadge(inbox, 1))
         try sync(a, b)
-        try c.edit(alice, catalog: sevenTabs, .addToBadge(inbox, 10))
+        try c.edit(alice, catalog: letterTabs, .addToBadge(inbox, 10))
         try sync(b, c)
         // A takes a claim of C's one edit without the edit: no replica claims more than C issued,
         // and A's vector now equals B's over different documents.
         try SyncSession(store: a, scope: .only([alice])).receive(bogusReply(claiming: c.replicaID, upTo: 1))
         #expect(try a.versionVectors()[alice] == b.versionVectors()[alice])
-        #expect(try a.layout(alice, catalog: sevenTabs).badges[inbox] == 1)
+        #expect(try a.layout(alice, catalog: letterTabs).badges[inbox] == 1)
         let report = try sync(a, b)
-        #expect(try a.layout(alice, catalog: sevenTabs).badges[inbox] == 11)
+        #expect(try a.layout(alice, catalog: letterTabs).badges[inbox] == 11)
         #expect(try documentBytes(a) == documentBytes(b))
         // Both sides find it: B in A's request, A in B's reply.
         #expect(Set(report.overClaims.map(\.replica)) == [a.replicaID, b.replicaID], "\(report.overClaims)")
@@ -94,8 +95,8 @@ import Testing
     @Test func storesThatAgreeExchangeOnlyTheDigestsMoreAndFindNothing() throws {
         let directory = TemporaryDirectory()
         let (a, b) = (try directory.store("a"), try directory.store("b"))
-        try a.edit(alice, catalog: sevenTabs, .addToBadge(inbox, 1))
-        try b.edit(profile("bob"), catalog: sevenTabs, .setHidden(tab("a"), true))
+        try a.edit(alice, catalog: letterTabs, .addToBadge(inbox, 1))
+        try b.edit(profile("bob"), catalog: letterTabs, .setHidden(tab("a"), true))
         #expect(try sync(a, b).overClaims.isEmpty)
         let report = try sync(b, a)
         #expect(report.overClaims.isEmpty)
@@ -107,7 +108,7 @@ import Testing
         let folder = directory.folder("shared")
         let (a, b) = (try directory.store("a"), try directory.store("b"))
         let transports = try [a, b].map { try FolderTransport(path: folder, store: $0, profiles: [alice]) }
-        try a.edit(alice, catalog: sevenTabs, .addToBadge(inbox, 1))
+        try a.edit(alice, catalog: letterTabs, .addToBadge(inbox, 1))
         for transport in transports { try transport.sync() }
         for transport in transports { try transport.sync() }
         // A file rewritten by something else claims A's edits up to 1000.
@@ -115,12 +116,12 @@ import Testing
         try Data(bogus.encoded()).write(
             to: URL(fileURLWithPath: folder + "/" + FolderTransport.fileName(for: bogus.sender)))
         var reports = [try transports[1].sync(), try transports[0].sync()]
-        for _ in 0..<5 { try a.edit(alice, catalog: sevenTabs, .addToBadge(inbox, 1)) }
+        for _ in 0..<5 { try a.edit(alice, catalog: letterTabs, .addToBadge(inbox, 1)) }
         for _ in 0..<2 {
             for transport in transports { reports.append(try transport.sync()) }
         }
         for store in [a, b] {
-            #expect(try store.layout(alice, catalog: sevenTabs).badges[inbox] == 6)
+            #expect(try store.layout(alice, catalog: letterTabs).badges[inbox] == 6)
             #expect(try store.verify().problems.isEmpty)
         }
         #expect(try issued(a) == 6, "A's own sequence never jumps")

@@ -1,4 +1,5 @@
 import TabKeep
+import TabKeepTestSupport
 
 /// What the users meant, kept apart from everything the store does: every accepted edit with the
 /// edits its device had seen when it was made, replayed in stamp order.

@@ -1,5 +1,6 @@
 import Foundation
 import TabKeep
+import TabKeepTestSupport
 import Testing
 
 @testable import TabKeepSync
@@ -10,11 +11,11 @@ import Testing
         let directory = TemporaryDirectory()
         let (phone, tablet) = (try directory.store("phone"), try directory.store("tablet"))
         let alice = profile("alice")
-        try phone.edit(alice, catalog: sevenTabs, .move(tab("e"), to: 0))
+        try phone.edit(alice, catalog: letterTabs, .move(tab("e"), to: 0))
         try phone.edit(
-            profile("bobby-secret"), catalog: sevenTabs, [.setBadgeText(tab("c"), "bobtext"), .reset])
-        try tablet.edit(alice, catalog: sevenTabs, .addToBadge(tab("a"), 2))
-        try tablet.edit(profile("carol-secret"), catalog: sevenTabs, .setBadgeText(tab("b"), "caroltext"))
+            profile("bobby-secret"), catalog: letterTabs, [.setBadgeText(tab("c"), "bobtext"), .reset])
+        try tablet.edit(alice, catalog: letterTabs, .addToBadge(tab("a"), 2))
+        try tablet.edit(profile("carol-secret"), catalog: letterTabs, .setBadgeText(tab("b"), "caroltext"))
         let a = SyncSession(store: phone, scope: .only([alice]))
         let b = SyncSession(store: tablet, scope: .only([alice]))
         // Even a peer that asks for everything gets only the scope it is allowed.
@@ -31,8 +32,8 @@ import Testing
             #expect(try SyncMessage(decoding: bytes).sections.allSatisfy { $0.profile == alice })
         }
         for store in [phone, tablet] {
-            #expect(try store.layout(alice, catalog: sevenTabs).badges == [tab("a"): 2])
-            #expect(try store.layout(alice, catalog: sevenTabs).order.first == tab("e"))
+            #expect(try store.layout(alice, catalog: letterTabs).badges == [tab("a"): 2])
+            #expect(try store.layout(alice, catalog: letterTabs).order.first == tab("e"))
         }
         #expect(try phone.profiles() == [alice])
         #expect(try !tablet.profiles().contains(profile("bobby-secret")))

@@ -1,21 +1,12 @@
 import Foundation
 import LMDBKit
 import TabKeep
+import TabKeepTestSupport
 import Testing
 
 @testable import TabKeepSync
 
-/// A fresh directory for one test, removed when the value goes away.
-final class TemporaryDirectory {
-    let path: String
-
-    init() {
-        path = FileManager.default.temporaryDirectory.path + "/tabkeep-sync-tests-" + UUID().uuidString
-        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    func sub(_ name: String) -> String { path + "/" + name }
-
+extension TemporaryDirectory {
     /// A new store in `name`, without fsync (tests do not need durability).
     func store(_ name: String) throws -> TabKeepStore {
         try TabKeepStore(path: sub(name), options: .init(durability: .deferred))
@@ -26,15 +17,7 @@ final class TemporaryDirectory {
         try! FileManager.default.createDirectory(atPath: sub(name), withIntermediateDirectories: true)
         return sub(name)
     }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
 }
-
-func tab(_ name: String) -> TabID { try! TabID(name) }
-func profile(_ name: String) -> ProfileID { try! ProfileID(name) }
-
-/// Seven default tabs, a…g.
-let sevenTabs = try! Catalog(["a", "b", "c", "d", "e", "f", "g"].map(tab))
 
 /// A CRC-32 of every record of every database of the store: equal exactly when the store's
 /// bytes are (meta, including the clock, documents, dots, versions and catalogs).
@@ -65,13 +48,4 @@ func documentBytes(_ store: TabKeepStore) throws -> [DocumentKey: [UInt8]] {
 func storedClock(_ store: TabKeepStore) throws -> [UInt8]? {
     let meta = try store.environment.database("meta")
     return try store.environment.read { txn in try txn.get(meta, key: Array("clock".utf8)) }
-}
-
-/// The seeds of a property test: `[N]` when `one` (say `TABKEEP_MODEL_SEED`) is set, to replay a
-/// failing seed alone; else `0..<N` for `many` (say `TABKEEP_MODEL_SEEDS`) when set, for a longer
-/// search; else `0..<defaultCount`.
-func propertySeeds(one: String, many: String, defaultCount: Int) -> [Int] {
-    let environment = ProcessInfo.processInfo.environment
-    if let text = environment[one], let seed = Int(text) { return [seed] }
-    return Array(0..<(environment[many].flatMap(Int.init) ?? defaultCount))
 }

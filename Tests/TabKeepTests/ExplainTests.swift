@@ -1,4 +1,5 @@
 import Foundation
+import TabKeepTestSupport
 import Testing
 
 @testable import TabKeep
@@ -94,7 +95,7 @@ struct ExplainTests {
     }
 
     @Test func everyTabIsExplainedByTheEditThatMadeItOnEveryDevice() throws {
-        let directory = TestDirectory()
+        let directory = TemporaryDirectory()
         let phone = try TabKeepStore(path: directory.sub("phone"))
         let tablet = try TabKeepStore(path: directory.sub("tablet"))
         let laptop = try TabKeepStore(path: directory.sub("laptop"))
@@ -214,7 +215,7 @@ struct ExplainTests {
     }
 
     @Test func aCatalogThatLacksStoredTabsListsThemAsNotInCatalog() throws {
-        let directory = TestDirectory()
+        let directory = TemporaryDirectory()
         let phone = try TabKeepStore(path: directory.sub("phone"))
         let tablet = try TabKeepStore(path: directory.sub("tablet"))
         let laptop = try TabKeepStore(path: directory.sub("laptop"))
@@ -236,7 +237,7 @@ struct ExplainTests {
     }
 
     @Test func aResetIsExplainedAsAClearAndAMoveAfterItIsTheOnlyPosition() throws {
-        let directory = TestDirectory()
+        let directory = TemporaryDirectory()
         let phone = try TabKeepStore(path: directory.sub("phone"))
         let tablet = try TabKeepStore(path: directory.sub("tablet"))
         let catalog = Self.version1
@@ -289,7 +290,7 @@ struct ExplainTests {
     }
 
     @Test func nothingStoredIsNilAndNoCatalogIsAnError() throws {
-        let directory = TestDirectory()
+        let directory = TemporaryDirectory()
         let store = try TabKeepStore(path: directory.sub("store"))
         #expect(try store.explain(alice, catalog: Self.version1) == nil)
         try store.edit(alice, catalog: Self.version1, .select(.tab(tab("inbox"))))

@@ -1,4 +1,5 @@
 import Foundation
+import TabKeepTestSupport
 import Testing
 
 @testable import TabKeep
@@ -6,7 +7,7 @@ import Testing
 /// Group commit, shown without timing: edits that wait together are committed together.
 @Suite("Group commit")
 struct GroupCommitTests {
-    let directory = TestDirectory()
+    let directory = TemporaryDirectory()
 
     @Test func editsThatWaitTogetherShareOneCommit() async throws {
         // lmdb mode, whose suspension holds async edits back (per-transaction suspension holds nothing).

@@ -1,3 +1,4 @@
+import TabKeepTestSupport
 import Testing
 
 @testable import TabKeep
@@ -6,16 +7,23 @@ import Testing
 /// the same valid and mutated bytes must be accepted and refused alike, and resolve to the same layout.
 @Suite("Layout decoder, differential")
 struct LayoutDecoderDifferentialTests {
-    /// Catalogs with every placement, ids the documents lack, ids only old documents have, a
-    /// non-ASCII id, none at all, and one with renames (which takes the full path).
+    /// Catalogs with every placement, ids the documents lack, ids only old documents have, an old
+    /// id listed as a tab of its own, a non-ASCII id, and none at all. None has a rename: for a
+    /// renamed catalog `LayoutDecoder` hands off to the full decoder, and an arm with one would
+    /// compare the full path with itself.
     static let catalogs: [Catalog] = [
-        randomCatalog,
+        oldIDListedCatalog,
         try! Catalog(tabs: randomCatalog.tabs),
         randomCatalogBefore,
         unicodeCatalog,
         lettersCatalog(7),
         try! Catalog([]),
     ]
+
+    /// The random catalog's tabs with the id it renames, `old-a`, listed as a tab of its own
+    /// after `a` and no rename, so the fast path meets the ids old documents wrote as live tabs.
+    static let oldIDListedCatalog = try! Catalog(
+        tabs: Array(randomCatalog.tabs[...1]) + [Catalog.Tab(tab("old-a"))] + randomCatalog.tabs[2...])
 
     /// Like the random catalog, with a non-ASCII id in the middle of the byte order.
     static let unicodeCatalog = try! Catalog(
@@ -132,6 +140,15 @@ struct LayoutDecoderDifferentialTests {
         case (.failure, .failure): return true
         default: return false
         }
+    }
+
+    /// Every arm reaches the fast path: `LayoutDecoder` takes the full path for a catalog with
+    /// renames, and the comparison would then be of the full path with itself.
+    @Test func everyCatalogReachesTheFastPath() {
+        for (index, catalog) in Self.catalogs.enumerated() {
+            #expect(catalog.renames.isEmpty, "catalog \(index) has renames")
+        }
+        #expect(Self.oldIDListedCatalog.tabs.contains { $0.id == tab("old-a") })
     }
 
     @Test func validDocumentsResolveToTheSameLayout() throws {

@@ -1,3 +1,4 @@
+import TabKeepTestSupport
 import Testing
 
 @testable import TabKeep

@@ -1,5 +1,6 @@
 import Foundation
 import LMDBKit
+import TabKeepTestSupport
 import Testing
 
 @testable import TabKeep
@@ -8,14 +9,14 @@ import Testing
 /// committed at that instant, whoever registered it, with the same errors as a fresh decode.
 @Suite("Store edits and the registered catalog")
 struct StoreEditCatalogTests {
-    let directory = TestDirectory()
+    let directory = TemporaryDirectory()
 
     @Test func anEditResolvesAgainstTheCatalogRegisteredThroughAnotherHandleAtOnce() throws {
         let path = directory.sub("store")
         let store = try TabKeepStore(path: path)
         let other = try TabKeepStore(path: path)
-        let reversed = try Catalog(sevenTabs.tabs.reversed().map(\.id))
-        try store.registerCatalog(sevenTabs)
+        let reversed = try Catalog(letterTabs.tabs.reversed().map(\.id))
+        try store.registerCatalog(letterTabs)
         try store.edit(profile("p"), .move(tab("c"), to: 0))
         #expect(try store.layout(profile("p")).order.prefix(2) == [tab("c"), tab("a")])
         try other.registerCatalog(reversed)
@@ -36,7 +37,7 @@ struct StoreEditCatalogTests {
         #expect(throws: TabKeepError.noCatalog(.main)) {
             try store.edit(profile("p"), .move(tab("a"), to: 1))
         }
-        try store.registerCatalog(sevenTabs)
+        try store.registerCatalog(letterTabs)
         try store.edit(profile("p"), .move(tab("b"), to: 0))
         let before = try store.document(profile("p"))
         let catalogs = try store.environment.database("catalogs")

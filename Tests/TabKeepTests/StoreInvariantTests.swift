@@ -1,4 +1,5 @@
 import Foundation
+import TabKeepTestSupport
 import Testing
 
 @testable import TabKeep
@@ -6,7 +7,7 @@ import Testing
 /// Invariants a store keeps through resets and at the end of its clock.
 @Suite("Store invariants: clears and the clock")
 struct StoreInvariantTests {
-    let directory = TestDirectory()
+    let directory = TemporaryDirectory()
     let catalog = lettersCatalog(5)
     let user = try! ProfileID("user")
 

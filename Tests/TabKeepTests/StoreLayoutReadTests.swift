@@ -1,5 +1,6 @@
 import Foundation
 import LMDBKit
+import TabKeepTestSupport
 import Testing
 
 @testable import TabKeep
@@ -8,13 +9,13 @@ import Testing
 /// existing store that leaves its files alone.
 @Suite("Store layout read")
 struct StoreLayoutReadTests {
-    let directory = TestDirectory()
+    let directory = TemporaryDirectory()
 
     @Test func openingAnExistingStoreAndReadingALayoutWritesNothing() throws {
         let path = directory.sub("store")
         do {
             let store = try TabKeepStore(path: path)
-            try store.registerCatalog(sevenTabs)
+            try store.registerCatalog(letterTabs)
             try store.edit(profile("p"), [.move(tab("g"), to: 0), .setBadge(tab("a"), 2)])
         }
         let data = path + "/data.mdb"
@@ -24,7 +25,7 @@ struct StoreLayoutReadTests {
         do {
             let store = try TabKeepStore(path: path)
             #expect(try store.layout(profile("p")).order.first == tab("g"))
-            #expect(try store.layout(profile("never seen")).order == sevenTabs.tabs.map(\.id))
+            #expect(try store.layout(profile("never seen")).order == letterTabs.tabs.map(\.id))
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: data)) == before)
         #expect(
@@ -35,13 +36,13 @@ struct StoreLayoutReadTests {
         let path = directory.sub("store")
         let store = try TabKeepStore(path: path)
         let other = try TabKeepStore(path: path)
-        let reversed = try Catalog(sevenTabs.tabs.reversed().map(\.id))
-        try store.registerCatalog(sevenTabs)
+        let reversed = try Catalog(letterTabs.tabs.reversed().map(\.id))
+        try store.registerCatalog(letterTabs)
         try store.edit(profile("p"), .setHidden(tab("b"), true))
         #expect(try store.layout(profile("p")).order == tabs("a", "c", "d", "e", "f", "g"))
         try other.registerCatalog(reversed)
         #expect(try store.layout(profile("p")).order == tabs("g", "f", "e", "d", "c", "a"))
-        try other.registerCatalog(sevenTabs)
+        try other.registerCatalog(letterTabs)
         #expect(try store.layout(profile("p")).order == tabs("a", "c", "d", "e", "f", "g"))
     }
 
@@ -53,7 +54,7 @@ struct StoreLayoutReadTests {
         let path = directory.sub("store")
         // lmdb mode: there a suspend closes the file, which can then be replaced.
         let store = try TabKeepStore(path: path, options: .init(locking: .lmdb))
-        try store.registerCatalog(sevenTabs)
+        try store.registerCatalog(letterTabs)
         try await store.edit(profile("p"), .setHidden(tab("b"), true))
         // A copy of the files as they are now, then one commit on each: the same transaction id.
         let copy = directory.sub("copy")
@@ -61,7 +62,7 @@ struct StoreLayoutReadTests {
         try FileManager.default.copyItem(atPath: path + "/data.mdb", toPath: copy + "/data.mdb")
         do {
             let other = try TabKeepStore(path: copy)
-            try other.registerCatalog(try Catalog(sevenTabs.tabs.reversed().map(\.id)))
+            try other.registerCatalog(try Catalog(letterTabs.tabs.reversed().map(\.id)))
             #expect(try other.environment.read { $0.id } == store.environment.read { $0.id } + 1)
         }
         try await store.edit(profile("p"), .select(.tab(tab("c"))))
@@ -84,7 +85,7 @@ struct StoreLayoutReadTests {
 
     @Test func aCorruptDocumentIsReportedWithTheFullDecodersError() throws {
         let store = try TabKeepStore(path: directory.sub("store"))
-        try store.registerCatalog(sevenTabs)
+        try store.registerCatalog(letterTabs)
         try store.edit(profile("p"), [.move(tab("d"), to: 0), .select(.tab(tab("c")))])
         let documents = try store.environment.database("documents")
         let key = DocumentKey(profile: profile("p"), bar: .main)
@@ -97,7 +98,7 @@ struct StoreLayoutReadTests {
             }
             #expect(throws: TabKeepError.corruptDocument(key, expected)) { try store.layout(profile("p")) }
             #expect(throws: TabKeepError.corruptDocument(key, expected)) {
-                try store.layout(profile("p"), catalog: sevenTabs)
+                try store.layout(profile("p"), catalog: letterTabs)
             }
         }
     }

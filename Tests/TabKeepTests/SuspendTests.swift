@@ -1,3 +1,4 @@
+import TabKeepTestSupport
 #if os(Linux)
     import Foundation
     import LMDBKit
@@ -18,7 +19,7 @@
 
     @Suite("Suspending a store")
     struct SuspendTests {
-        let directory = TestDirectory()
+        let directory = TemporaryDirectory()
 
         /// A store in lmdb mode, whose suspension closes the environment (per-transaction
         /// suspension, which holds nothing back, is tested at the end).
@@ -51,7 +52,7 @@
         @Test func suspendLetsGoOfEveryLockAndDescriptorAndTheNextReadReopens() async throws {
             let store = try open()
             let path = store.environment.path
-            try store.registerCatalog(sevenTabs)
+            try store.registerCatalog(letterTabs)
             try await store.edit(profile("u"), .move(tab("c"), to: 0))
             let open = try StoreFileHolds(of: path)
             #expect(open.showsAnOpenEnvironment, "\(open)")
@@ -79,7 +80,7 @@
         {
             let store = try open()
             let path = store.environment.path
-            try store.registerCatalog(sevenTabs)
+            try store.registerCatalog(letterTabs)
             // Read-only consumers: a change stream and a coordinator of the profile task 0 edits.
             let seen = Locked<Set<DocumentKey>>([])
             let changes = store.changes()
@@ -88,7 +89,7 @@
             }
             let model = TabBarControllerModel()
             let coordinator = TabBarCoordinator(
-                store: store, profile: profile("task-0"), catalog: sevenTabs, host: model)
+                store: store, profile: profile("task-0"), catalog: letterTabs, host: model)
             try coordinator.attach()
 
             let editsPerTask = 40
@@ -99,7 +100,7 @@
                     for _ in 0..<editsPerTask {
                         do {
                             try await store.edit(
-                                profile("task-\(task)"), catalog: sevenTabs, .addToBadge(tab("a"), 1))
+                                profile("task-\(task)"), catalog: letterTabs, .addToBadge(tab("a"), 1))
                             acknowledged.withLock { $0[task] += 1 }
                         } catch {
                             failures.withLock { $0.append("\(error)") }
@@ -141,7 +142,7 @@
             let tabkeep = try #require(builtProduct("tabkeep"), "the tabkeep tool is built with the tests")
             let store = try open()
             let path = store.environment.path
-            try store.registerCatalog(sevenTabs)
+            try store.registerCatalog(letterTabs)
             let seen = Locked<[DocumentKey]>([])
             let changes = store.changes()
             let consumer = Task.detached {
@@ -173,7 +174,7 @@
         {
             let store = try open(durability: .metaAsync)
             let path = store.environment.path
-            try store.registerCatalog(sevenTabs)
+            try store.registerCatalog(letterTabs)
             let opened = try StoreFileHolds(of: path)
             let cycles = 1_000
             for cycle in 0..<cycles {
@@ -204,7 +205,7 @@
         {
             let store = try open(locking: .perTransaction)
             let path = store.environment.path
-            try store.registerCatalog(sevenTabs)
+            try store.registerCatalog(letterTabs)
             let edits = (0..<8).map { _ in
                 Task { try await store.edit(profile("u"), .addToBadge(tab("a"), 1)) }
             }

@@ -1,4 +1,5 @@
 import Foundation
+import TabKeepTestSupport
 import Testing
 
 @testable import TabKeep
@@ -11,18 +12,13 @@ struct TabBarCoordinatorTests {
 
     /// A store in a fresh temporary directory, removed when the test ends.
     final class TemporaryStore {
-        let directory: URL
+        let directory = TemporaryDirectory()
         let store: TabKeepStore
 
         init() throws {
-            directory = FileManager.default.temporaryDirectory
-                .appendingPathComponent("TabBarCoordinatorTests-\(UUID().uuidString)", isDirectory: true)
             store = try TabKeepStore(
-                directory: directory, options: .init(durability: .deferred, pollInterval: .milliseconds(20)))
-        }
-
-        deinit {
-            try? FileManager.default.removeItem(at: directory)
+                directory: URL(fileURLWithPath: directory.sub("store"), isDirectory: true),
+                options: .init(durability: .deferred, pollInterval: .milliseconds(20)))
         }
     }
 
@@ -54,7 +50,7 @@ struct TabBarCoordinatorTests {
     static func id(_ name: String) throws -> TabID { try TabID(name) }
 
     /// A seven-tab app: four on the bar, More, three under More.
-    static func sevenTabs() throws -> Catalog {
+    static func barAndMoreCatalog() throws -> Catalog {
         try Catalog(ids("home", "search", "inbox", "library", "profile", "settings", "help"))
     }
 
@@ -82,7 +78,7 @@ struct TabBarCoordinatorTests {
     @Test func attachShowsStoredOrderAndStoredCustomizableSubsetNotAllTabs() throws {
         let temporary = try TemporaryStore()
         let store = temporary.store
-        let catalog = try Self.sevenTabs()
+        let catalog = try Self.barAndMoreCatalog()
         let (inbox, settings, help) = try (Self.id("inbox"), Self.id("settings"), Self.id("help"))
         try store.edit(
             profile, catalog: catalog,
@@ -108,7 +104,7 @@ struct TabBarCoordinatorTests {
     @Test func assigningTheListForAFeatureFlagReappliesTheStoredSubset() throws {
         let temporary = try TemporaryStore()
         let store = temporary.store
-        let catalog = try Self.sevenTabs()
+        let catalog = try Self.barAndMoreCatalog()
         try store.edit(profile, catalog: catalog, .setCustomizableFlag(Self.id("help"), false))
         let launch = try Launch(store, catalog, profile: profile)
 
@@ -227,7 +223,7 @@ struct TabBarCoordinatorTests {
     @Test func selectionIsRestoredByIdentityForATabUnderMoreAndForMoreItself() async throws {
         let temporary = try TemporaryStore()
         let store = temporary.store
-        let catalog = try Self.sevenTabs()
+        let catalog = try Self.barAndMoreCatalog()
         let settings = try Self.id("settings")
 
         var launch = try Launch(store, catalog, profile: profile)
@@ -254,7 +250,7 @@ struct TabBarCoordinatorTests {
     @Test func whenTheStoredTabIsGoneUIKitsFallbackApplies() async throws {
         let temporary = try TemporaryStore()
         let store = temporary.store
-        let catalog = try Self.sevenTabs()
+        let catalog = try Self.barAndMoreCatalog()
         var launch = try Launch(store, catalog, profile: profile)
         try launch.model.userTap(.tab(Self.id("help")))
         try await launch.quit()
@@ -269,7 +265,7 @@ struct TabBarCoordinatorTests {
     @Test func theFallbackAfterAnAssignmentIsRecordedBecauseTheUserSawIt() async throws {
         let temporary = try TemporaryStore()
         let store = temporary.store
-        let catalog = try Self.sevenTabs()
+        let catalog = try Self.barAndMoreCatalog()
         var launch = try Launch(store, catalog, profile: profile)
         try launch.model.userTap(.tab(Self.id("library")))
 
@@ -287,7 +283,7 @@ struct TabBarCoordinatorTests {
     @Test func orderIsRecordedOnlyWhenCustomizingEndsChangedAndAsTheMinimalMoves() async throws {
         let temporary = try TemporaryStore()
         let store = temporary.store
-        let catalog = try Self.sevenTabs()
+        let catalog = try Self.barAndMoreCatalog()
         let (search, settings, help) = try (Self.id("search"), Self.id("settings"), Self.id("help"))
         let launch = try Launch(store, catalog, profile: profile)
         let model = launch.model
@@ -325,7 +321,7 @@ struct TabBarCoordinatorTests {
     @Test func aRemoteMoveThatArrivesWhileTheUserCustomizesSurvivesTheSession() async throws {
         let (temporaryA, temporaryB) = try (TemporaryStore(), TemporaryStore())
         let (phone, tablet) = (temporaryA.store, temporaryB.store)
-        let catalog = try Self.sevenTabs()
+        let catalog = try Self.barAndMoreCatalog()
         let (profileTab, settings) = try (Self.id("profile"), Self.id("settings"))
         let launch = try Launch(phone, catalog, profile: profile)
         let model = launch.model
@@ -350,7 +346,7 @@ struct TabBarCoordinatorTests {
     @Test func aBadgeIncrementMergedFromAnotherDeviceAppearsWithoutRelaunch() async throws {
         let (temporaryA, temporaryB) = try (TemporaryStore(), TemporaryStore())
         let (storeA, storeB) = (temporaryA.store, temporaryB.store)
-        let catalog = try Self.sevenTabs()
+        let catalog = try Self.barAndMoreCatalog()
         let inbox = try Self.id("inbox")
         let launch = try Launch(storeA, catalog, profile: profile)
 
@@ -413,7 +409,7 @@ struct TabBarCoordinatorTests {
     @Test func aReorderAndSelectionSyncedFromAnotherDeviceAreFollowedWithoutEchoingThem() async throws {
         let (temporaryA, temporaryB) = try (TemporaryStore(), TemporaryStore())
         let (storeA, storeB) = (temporaryA.store, temporaryB.store)
-        let catalog = try Self.sevenTabs()
+        let catalog = try Self.barAndMoreCatalog()
         let launch = try Launch(storeA, catalog, profile: profile)
         try launch.model.userTap(.tab(Self.id("inbox")))
         try await launch.coordinator.flush()

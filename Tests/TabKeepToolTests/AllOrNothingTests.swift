@@ -1,5 +1,6 @@
 import Foundation
 import TabKeep
+import TabKeepTestSupport
 import Testing
 
 @Suite("tabkeep commands that fail change nothing")
@@ -10,12 +11,12 @@ struct AllOrNothingTests {
     }
 
     @Test func aSetWhoseEditIsRefusedDoesNotRegisterItsCatalog() throws {
-        let directory = try TemporaryDirectory()
-        let store = directory("store")
+        let directory = TemporaryDirectory()
+        let store = directory.sub("store")
         try Tool.ok(["set", store, "--profile", "p", "--bar", "other", "--catalog", "a,b"])
         let before = try dataBytes(store)
         let result = try Tool.run([
-            "set", store, "--profile", "p", "--catalog", sevenTabs, "--move", "bogus=1",
+            "set", store, "--profile", "p", "--catalog", appTabsSpec, "--move", "bogus=1",
         ])
         #expect(result.status == 1 && result.stderr.hasPrefix("tabkeep: error: edit refused"))
         #expect(try dataBytes(store) == before, "the refused set committed something")
@@ -24,9 +25,9 @@ struct AllOrNothingTests {
     }
 
     @Test func anEraseThatCannotEraseEveryBarErasesNone() throws {
-        let directory = try TemporaryDirectory()
-        let store = directory("store")
-        try Tool.ok(["set", store, "--profile", "alice", "--catalog", sevenTabs, "--select", "inbox"])
+        let directory = TemporaryDirectory()
+        let store = directory.sub("store")
+        try Tool.ok(["set", store, "--profile", "alice", "--catalog", appTabsSpec, "--select", "inbox"])
         try Tool.ok([
             "set", store, "--profile", "alice", "--bar", "side", "--catalog", "a,b", "--select", "b",
         ])

@@ -1,5 +1,6 @@
 import Foundation
 import TabKeep
+import TabKeepTestSupport
 import Testing
 
 @Suite("tabkeep commands: normal paths and errors")
@@ -39,9 +40,9 @@ struct CommandTests {
     }
 
     @Test func setCreatesTheStoreAndShowDrawsTheBar() throws {
-        let directory = try TemporaryDirectory()
-        let store = directory("store")
-        try Tool.ok(["set", store, "--profile", "alice", "--catalog", sevenTabs])
+        let directory = TemporaryDirectory()
+        let store = directory.sub("store")
+        try Tool.ok(["set", store, "--profile", "alice", "--catalog", appTabsSpec])
         try Tool.ok([
             "set", store, "--profile", "alice", "--move", "settings=1", "--select", "help", "--badge-add",
             "inbox=3", "--badge-text", "help=new", "--hide", "search", "--unhide", "labs", "--customizable",
@@ -80,14 +81,14 @@ struct CommandTests {
     }
 
     @Test func setAndShowReportStoreErrorsWithExitOne() throws {
-        let directory = try TemporaryDirectory()
-        let store = directory("store")
-        var result = try Tool.run(["show", directory("missing"), "--profile", "p"])
+        let directory = TemporaryDirectory()
+        let store = directory.sub("store")
+        var result = try Tool.run(["show", directory.sub("missing"), "--profile", "p"])
         #expect(result.status == 1 && result.stderr.hasPrefix("tabkeep: error: no store at"))
-        #expect(!FileManager.default.fileExists(atPath: directory("missing")))
+        #expect(!FileManager.default.fileExists(atPath: directory.sub("missing")))
         result = try Tool.run(["set", store, "--profile", "p", "--move", "inbox=0"])
         #expect(result.status == 1 && result.stderr.contains("no catalog"))
-        try Tool.ok(["set", store, "--profile", "p", "--catalog", sevenTabs])
+        try Tool.ok(["set", store, "--profile", "p", "--catalog", appTabsSpec])
         result = try Tool.run(["set", store, "--profile", "p", "--move", "nope=0"])
         #expect(result.status == 1 && result.stderr.hasPrefix("tabkeep: error: edit refused"))
         result = try Tool.run(["set", store, "--profile", "p", "--move", "inbox=99"])
@@ -97,9 +98,9 @@ struct CommandTests {
     }
 
     @Test func profilesListsAndEraseForgets() throws {
-        let directory = try TemporaryDirectory()
-        let store = directory("store")
-        try Tool.ok(["set", store, "--profile", "alice", "--catalog", sevenTabs, "--select", "inbox"])
+        let directory = TemporaryDirectory()
+        let store = directory.sub("store")
+        try Tool.ok(["set", store, "--profile", "alice", "--catalog", appTabsSpec, "--select", "inbox"])
         try Tool.ok(["set", store, "--profile", "bob", "--select", "search"])
         try Tool.ok(["set", store, "--profile", "bob", "--bar", "side", "--catalog", "a,b", "--select", "b"])
         #expect(try Tool.ok(["profiles", store]) == "alice\tmain\nbob\tmain,side\n")
@@ -115,13 +116,13 @@ struct CommandTests {
         let missing = try Tool.run(["erase", store, "--profile", "carol"])
         #expect(missing.status == 1 && missing.stderr.hasPrefix("tabkeep: error: no profile"))
         #expect(try Tool.run(["erase", store]).status == 2)
-        #expect(try Tool.run(["profiles", directory("none")]).status == 1)
+        #expect(try Tool.run(["profiles", directory.sub("none")]).status == 1)
     }
 
     @Test func statPrintsFiguresAsTextAndJSON() throws {
-        let directory = try TemporaryDirectory()
-        let store = directory("store")
-        try Tool.ok(["set", store, "--profile", "alice", "--catalog", sevenTabs, "--select", "inbox"])
+        let directory = TemporaryDirectory()
+        let store = directory.sub("store")
+        try Tool.ok(["set", store, "--profile", "alice", "--catalog", appTabsSpec, "--select", "inbox"])
         try Tool.ok(["set", store, "--profile", "bob", "--select", "search"])
         let text = try Tool.ok(["stat", store])
         #expect(text.contains("page size") && text.contains("profiles     2"))
@@ -137,14 +138,14 @@ struct CommandTests {
             object["profiles"] as? Int == 2 && object["documents"] as? Int == 2
                 && object["schema"] as? Int == 2)
         #expect((object["replica"] as? String)?.count == 16)
-        #expect(try Tool.run(["stat", directory("none")]).status == 1)
+        #expect(try Tool.run(["stat", directory.sub("none")]).status == 1)
     }
 
     @Test func verifyPassesAHealthyStoreAndListsDamage() throws {
-        let directory = try TemporaryDirectory()
-        let store = directory("store")
+        let directory = TemporaryDirectory()
+        let store = directory.sub("store")
         try Tool.ok([
-            "set", store, "--profile", "alice", "--catalog", sevenTabs, "--move", "help=1", "--badge",
+            "set", store, "--profile", "alice", "--catalog", appTabsSpec, "--move", "help=1", "--badge",
             "inbox=4",
         ])
         #expect(try Tool.ok(["verify", store]).hasPrefix("ok: 1 documents"))
@@ -157,30 +158,30 @@ struct CommandTests {
     }
 
     @Test func backupCopiesAndRefusesANonEmptyDestination() throws {
-        let directory = try TemporaryDirectory()
-        let store = directory("store")
-        try Tool.ok(["set", store, "--profile", "alice", "--catalog", sevenTabs, "--select", "inbox"])
-        try Tool.ok(["backup", store, directory("copy")])
-        try Tool.ok(["backup", store, directory("compact"), "--compact"])
+        let directory = TemporaryDirectory()
+        let store = directory.sub("store")
+        try Tool.ok(["set", store, "--profile", "alice", "--catalog", appTabsSpec, "--select", "inbox"])
+        try Tool.ok(["backup", store, directory.sub("copy")])
+        try Tool.ok(["backup", store, directory.sub("compact"), "--compact"])
         for copy in ["copy", "compact"] {
-            #expect(try Tool.ok(["verify", directory(copy)]).hasPrefix("ok"))
-            let shown = try Tool.ok(["show", directory(copy), "--profile", "alice", "--json"])
+            #expect(try Tool.ok(["verify", directory.sub(copy)]).hasPrefix("ok"))
+            let shown = try Tool.ok(["show", directory.sub(copy), "--profile", "alice", "--json"])
             #expect(shown.contains("\"selected\":\"inbox\""))
         }
-        let again = try Tool.run(["backup", store, directory("copy")])
+        let again = try Tool.run(["backup", store, directory.sub("copy")])
         #expect(again.status == 1 && again.stderr.hasPrefix("tabkeep: error: "))
-        #expect(try Tool.run(["backup", directory("none"), directory("x")]).status == 1)
+        #expect(try Tool.run(["backup", directory.sub("none"), directory.sub("x")]).status == 1)
     }
 
     @Test func syncWithAPeerMergesBothWays() throws {
-        let directory = try TemporaryDirectory()
-        let (a, b) = (directory("a"), directory("b"))
+        let directory = TemporaryDirectory()
+        let (a, b) = (directory.sub("a"), directory.sub("b"))
         try Tool.ok([
-            "set", a, "--profile", "alice", "--catalog", sevenTabs, "--move", "settings=1", "--badge-add",
+            "set", a, "--profile", "alice", "--catalog", appTabsSpec, "--move", "settings=1", "--badge-add",
             "inbox=3",
         ])
         try Tool.ok([
-            "set", b, "--profile", "alice", "--catalog", sevenTabs, "--move", "help=1", "--badge-add",
+            "set", b, "--profile", "alice", "--catalog", appTabsSpec, "--move", "help=1", "--badge-add",
             "inbox=2",
         ])
         try Tool.ok(["sync", a, "--peer", b])
@@ -197,25 +198,25 @@ struct CommandTests {
         #expect(try Tool.ok(["verify", b]).hasPrefix("ok"))
         // A backup copy takes a fresh replica id the first time it is opened for writing, so it
         // syncs with its original like any other device.
-        try Tool.ok(["backup", a, directory("copy")])
+        try Tool.ok(["backup", a, directory.sub("copy")])
         let aID = try TabKeepStore(path: a).replicaID
-        #expect(try Tool.ok(["sync", a, "--peer", directory("copy")]).contains("received 0 documents"))
-        let copyStat = try Tool.ok(["stat", directory("copy"), "--json"])
+        #expect(try Tool.ok(["sync", a, "--peer", directory.sub("copy")]).contains("received 0 documents"))
+        let copyStat = try Tool.ok(["stat", directory.sub("copy"), "--json"])
         #expect(copyStat.contains("\"identityHistory\":[\"\(aID)\"]"))
         #expect(!copyStat.contains("\"replica\":\"\(aID)\""))
         #expect(try Tool.run(["sync", a, "--peer", a]).status == 1)
-        #expect(try Tool.run(["sync", a, "--folder", directory("f")]).status == 1)
-        #expect(try Tool.run(["sync", a, "--peer", b, "--folder", directory("f")]).status == 2)
+        #expect(try Tool.run(["sync", a, "--folder", directory.sub("f")]).status == 1)
+        #expect(try Tool.run(["sync", a, "--peer", b, "--folder", directory.sub("f")]).status == 2)
     }
 
     @Test func demoWalksThroughAndCanRunAgainInTheSameDirectory() throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         for _ in 0..<2 {
-            let output = try Tool.ok(["demo", "--store", directory("demo")])
+            let output = try Tool.ok(["demo", "--store", directory.sub("demo")])
             #expect(output.contains("same layout on both: yes"))
             #expect(output.contains("Verify the restored store: ok"))
             #expect(output.contains("selected: help (under More)"))
         }
-        #expect(try Tool.ok(["verify", directory("demo/restored")]).hasPrefix("ok"))
+        #expect(try Tool.ok(["verify", directory.sub("demo/restored")]).hasPrefix("ok"))
     }
 }

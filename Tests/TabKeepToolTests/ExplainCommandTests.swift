@@ -1,5 +1,6 @@
 import Foundation
 import TabKeep
+import TabKeepTestSupport
 import Testing
 
 /// `tabkeep explain`, run as the built binary: the history of three devices that sync, read back
@@ -55,8 +56,10 @@ struct ExplainCommandTests {
 
     @Test func jsonExplainsEveryTabByTheDeviceThatDidItOnEveryDevice() throws {
         let started = Date(timeIntervalSinceNow: -1)
-        let directory = try TemporaryDirectory()
-        let (phone, tablet, laptop) = (directory("phone"), directory("tablet"), directory("laptop"))
+        let directory = TemporaryDirectory()
+        let (phone, tablet, laptop) = (
+            directory.sub("phone"), directory.sub("tablet"), directory.sub("laptop")
+        )
         try makeHistory(phone, tablet, laptop)
         let ids = (phone: try replica(phone), tablet: try replica(tablet), laptop: try replica(laptop))
         let iso = ISO8601DateFormatter()
@@ -157,8 +160,10 @@ struct ExplainCommandTests {
     }
 
     @Test func theTableNamesThisDeviceAndTheOthers() throws {
-        let directory = try TemporaryDirectory()
-        let (phone, tablet, laptop) = (directory("phone"), directory("tablet"), directory("laptop"))
+        let directory = TemporaryDirectory()
+        let (phone, tablet, laptop) = (
+            directory.sub("phone"), directory.sub("tablet"), directory.sub("laptop")
+        )
         try makeHistory(phone, tablet, laptop)
         let tabletID = try replica(tablet)
         let text = try Tool.ok(["explain", phone, "--profile", "alice"])
@@ -182,8 +187,8 @@ struct ExplainCommandTests {
     }
 
     @Test func aResetShowsWhoClearedWhatAndWhen() throws {
-        let directory = try TemporaryDirectory()
-        let store = directory("phone")
+        let directory = TemporaryDirectory()
+        let store = directory.sub("phone")
         try Tool.ok(["set", store, "--profile", "alice", "--catalog", Self.version1, "--hide", "search"])
         try Tool.ok(["set", store, "--profile", "alice", "--reset", "--select", "inbox"])
         let object = try json(try Tool.ok(["explain", store, "--profile", "alice", "--json"]))
@@ -200,8 +205,8 @@ struct ExplainCommandTests {
     }
 
     @Test func nothingToExplainExitsOneAndSaysWhy() throws {
-        let directory = try TemporaryDirectory()
-        let store = directory("store")
+        let directory = TemporaryDirectory()
+        let store = directory.sub("store")
         try Tool.ok([
             "set", store, "--profile", "alice", "--catalog", Self.version1, "--move", "settings=1", "--hide",
             "search", "--badge-add", "library=1",
@@ -221,9 +226,10 @@ struct ExplainCommandTests {
                 #expect(result.stderr == "tabkeep: error: \(message)\n")
             }
         }
-        let missing = try Tool.run(["explain", directory("nowhere"), "--profile", "alice"])
+        let missing = try Tool.run(["explain", directory.sub("nowhere"), "--profile", "alice"])
         #expect(
-            missing.status == 1 && missing.stderr == "tabkeep: error: no store at \(directory("nowhere"))\n")
+            missing.status == 1
+                && missing.stderr == "tabkeep: error: no store at \(directory.sub("nowhere"))\n")
 
         // A bar edited with an explicit catalog and none registered: no catalog to resolve against.
         try TabKeepStore(path: store).edit(
@@ -237,8 +243,8 @@ struct ExplainCommandTests {
     }
 
     @Test func aCatalogThatLacksStoredTabsIsSaidPlainly() throws {
-        let directory = try TemporaryDirectory()
-        let store = directory("store")
+        let directory = TemporaryDirectory()
+        let store = directory.sub("store")
         try Tool.ok([
             "set", store, "--profile", "alice", "--catalog", Self.version1, "--move", "settings=1", "--hide",
             "search", "--badge-add", "library=1",

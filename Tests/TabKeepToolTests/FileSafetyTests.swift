@@ -1,4 +1,5 @@
 import Foundation
+import TabKeepTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -16,16 +17,16 @@ struct FileSafetyTests {
     }
 
     @Test func dumpNeverWritesThroughALinkPlantedWhereItsTemporaryFileMightGo() throws {
-        let directory = try TemporaryDirectory()
-        let store = directory("store")
-        try Tool.ok(["set", store, "--profile", "alice", "--catalog", sevenTabs, "--select", "inbox"])
-        let victim = directory("victim")
+        let directory = TemporaryDirectory()
+        let store = directory.sub("store")
+        try Tool.ok(["set", store, "--profile", "alice", "--catalog", appTabsSpec, "--select", "inbox"])
+        let victim = directory.sub("victim")
         try Data("keep me".utf8).write(to: URL(fileURLWithPath: victim))
-        let output = directory("out.tkdump")
+        let output = directory.sub("out.tkdump")
         try FileManager.default.createSymbolicLink(atPath: output, withDestinationPath: victim)
         // The temporary name is random (`.out.tkdump.tmp-<hex>`), so no link can wait there: strace
         // shows instead that it is opened exclusive, not through a link, and private.
-        let trace = directory("trace")
+        let trace = directory.sub("trace")
         let straced = try which("strace").map { strace in
             try Tool.run(
                 [
@@ -62,17 +63,17 @@ struct FileSafetyTests {
     }
 
     @Test func backupIsPrivateAndRefusesALinkedDestination() throws {
-        let directory = try TemporaryDirectory()
-        let store = directory("store")
-        try Tool.ok(["set", store, "--profile", "alice", "--catalog", sevenTabs, "--select", "inbox"])
-        try Tool.ok(["backup", store, directory("copy")])
-        #expect(mode(directory("copy/data.mdb")).map { $0 & 0o777 } == 0o600)
+        let directory = TemporaryDirectory()
+        let store = directory.sub("store")
+        try Tool.ok(["set", store, "--profile", "alice", "--catalog", appTabsSpec, "--select", "inbox"])
+        try Tool.ok(["backup", store, directory.sub("copy")])
+        #expect(mode(directory.sub("copy/data.mdb")).map { $0 & 0o777 } == 0o600)
         try FileManager.default.createDirectory(
-            atPath: directory("elsewhere"), withIntermediateDirectories: false)
+            atPath: directory.sub("elsewhere"), withIntermediateDirectories: false)
         try FileManager.default.createSymbolicLink(
-            atPath: directory("linked"), withDestinationPath: directory("elsewhere"))
-        let result = try Tool.run(["backup", store, directory("linked")])
+            atPath: directory.sub("linked"), withDestinationPath: directory.sub("elsewhere"))
+        let result = try Tool.run(["backup", store, directory.sub("linked")])
         #expect(result.status == 1 && result.stderr.contains("symbolic link"), "\(result.stderr)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory("elsewhere")).isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.sub("elsewhere")).isEmpty)
     }
 }

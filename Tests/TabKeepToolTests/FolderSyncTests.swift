@@ -1,4 +1,5 @@
 import Foundation
+import TabKeepTestSupport
 import Testing
 
 @Suite("tabkeep sync --folder: the per-device log in a shared folder")
@@ -11,15 +12,17 @@ struct FolderSyncTests {
     }
 
     @Test func threeStoresSyncingThroughOneFolderConverge() throws {
-        let directory = try TemporaryDirectory()
-        let folder = directory("shared")
+        let directory = TemporaryDirectory()
+        let folder = directory.sub("shared")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
-        let stores = [directory("phone"), directory("tablet"), directory("laptop")]
-        try Tool.ok(["set", stores[0], "--profile", "alice", "--catalog", sevenTabs, "--move", "settings=1"])
+        let stores = [directory.sub("phone"), directory.sub("tablet"), directory.sub("laptop")]
         try Tool.ok([
-            "set", stores[1], "--profile", "alice", "--catalog", sevenTabs, "--badge-add", "inbox=2",
+            "set", stores[0], "--profile", "alice", "--catalog", appTabsSpec, "--move", "settings=1",
         ])
-        try Tool.ok(["set", stores[2], "--profile", "bob", "--catalog", sevenTabs, "--select", "help"])
+        try Tool.ok([
+            "set", stores[1], "--profile", "alice", "--catalog", appTabsSpec, "--badge-add", "inbox=2",
+        ])
+        try Tool.ok(["set", stores[2], "--profile", "bob", "--catalog", appTabsSpec, "--select", "help"])
         let before = try shown(stores, profiles: ["alice", "bob"])
         #expect(before[0] != before[1] && before[1] != before[2])
 
@@ -47,12 +50,12 @@ struct FolderSyncTests {
     }
 
     @Test func aGarbageFileIsReportedOnStderrAndTheSyncStillSucceeds() throws {
-        let directory = try TemporaryDirectory()
-        let folder = directory("shared")
+        let directory = TemporaryDirectory()
+        let folder = directory.sub("shared")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
-        let (mine, other) = (directory("mine"), directory("other"))
-        try Tool.ok(["set", other, "--profile", "alice", "--catalog", sevenTabs, "--select", "library"])
-        try Tool.ok(["set", mine, "--profile", "bob", "--catalog", sevenTabs])
+        let (mine, other) = (directory.sub("mine"), directory.sub("other"))
+        try Tool.ok(["set", other, "--profile", "alice", "--catalog", appTabsSpec, "--select", "library"])
+        try Tool.ok(["set", mine, "--profile", "bob", "--catalog", appTabsSpec])
         try Tool.ok(["sync", other, "--folder", folder])
         let garbage = "0000000000000bad.tkdelta"
         let bytes = (0..<200).map { UInt8(truncatingIfNeeded: $0 &* 37) }
@@ -73,14 +76,14 @@ struct FolderSyncTests {
     }
 
     @Test func aMissingFolderOrStoreFailsWithExitOne() throws {
-        let directory = try TemporaryDirectory()
-        let store = directory("store")
-        try Tool.ok(["set", store, "--profile", "alice", "--catalog", sevenTabs])
-        let missing = try Tool.run(["sync", store, "--folder", directory("nowhere")])
+        let directory = TemporaryDirectory()
+        let store = directory.sub("store")
+        try Tool.ok(["set", store, "--profile", "alice", "--catalog", appTabsSpec])
+        let missing = try Tool.run(["sync", store, "--folder", directory.sub("nowhere")])
         #expect(missing.status == 1 && missing.stderr.hasPrefix("tabkeep: error: "))
         #expect(missing.stderr.contains("not a directory"))
-        #expect(!FileManager.default.fileExists(atPath: directory("nowhere")))
-        let noStore = try Tool.run(["sync", directory("none"), "--folder", directory.path])
+        #expect(!FileManager.default.fileExists(atPath: directory.sub("nowhere")))
+        let noStore = try Tool.run(["sync", directory.sub("none"), "--folder", directory.path])
         #expect(noStore.status == 1 && noStore.stderr.contains("no store at"))
     }
 }

@@ -1,14 +1,15 @@
 import Foundation
+import TabKeepTestSupport
 import Testing
 
 @Suite("tabkeep stores and other tools, other processes")
 struct InteropTests {
     @Test func lmdbUtilitiesReadAStoreTabkeepMade() throws {
-        let directory = try TemporaryDirectory()
-        let store = directory("store")
+        let directory = TemporaryDirectory()
+        let store = directory.sub("store")
         let mdbStat = try #require(which("mdb_stat"), "mdb_stat from lmdb-utils is needed on PATH")
         let mdbDump = try #require(which("mdb_dump"), "mdb_dump from lmdb-utils is needed on PATH")
-        try Tool.ok(["set", store, "--profile", "alice", "--catalog", sevenTabs, "--move", "help=1"])
+        try Tool.ok(["set", store, "--profile", "alice", "--catalog", appTabsSpec, "--move", "help=1"])
         let stat = try Tool.run(["-a", store], executable: mdbStat)
         #expect(stat.status == 0, "\(stat.stderr)")
         for name in ["meta", "documents", "dots", "versions", "catalogs"] {
@@ -21,9 +22,9 @@ struct InteropTests {
     }
 
     @Test func aBackupTakenWhileAnotherProcessWritesHoldsEveryEarlierEdit() throws {
-        let directory = try TemporaryDirectory()
-        let store = directory("store")
-        try Tool.ok(["set", store, "--profile", "seed", "--catalog", sevenTabs, "--select", "inbox"])
+        let directory = TemporaryDirectory()
+        let store = directory.sub("store")
+        try Tool.ok(["set", store, "--profile", "seed", "--catalog", appTabsSpec, "--select", "inbox"])
         // The writer runs until it is stopped, and prints each profile once its edit is committed.
         let script = """
             i=0
@@ -56,18 +57,18 @@ struct InteropTests {
                 pending.removeSubrange(...newline)
             }
         }
-        try Tool.ok(["backup", store, directory("copy")])
+        try Tool.ok(["backup", store, directory.sub("copy")])
         #expect(writer.isRunning, "the writer only stops when told to")
         writer.terminate()
-        #expect(try Tool.ok(["verify", directory("copy")]).hasPrefix("ok"))
+        #expect(try Tool.ok(["verify", directory.sub("copy")]).hasPrefix("ok"))
         let copied = Set(
-            try Tool.ok(["profiles", directory("copy")]).split(separator: "\n").map {
+            try Tool.ok(["profiles", directory.sub("copy")]).split(separator: "\n").map {
                 $0.split(separator: "\t")[0]
             })
         for profile in committed {
             #expect(copied.contains(Substring(profile)), "the backup holds \(profile)")
         }
-        let shown = try Tool.ok(["show", directory("copy"), "--profile", "w0", "--json"])
+        let shown = try Tool.ok(["show", directory.sub("copy"), "--profile", "w0", "--json"])
         #expect(shown.contains("\"badges\":{\"inbox\":1}") && shown.contains("\"selected\":\"help\""))
     }
 }

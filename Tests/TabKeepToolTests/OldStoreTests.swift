@@ -1,4 +1,5 @@
 import Foundation
+import TabKeepTestSupport
 import Testing
 
 /// A store written by the first release (schema 1, document format 1, dump format 1), committed in
@@ -21,7 +22,7 @@ struct OldStoreTests {
 
     /// A copy of the fixture store in `directory`.
     func copyOfOldStore(in directory: TemporaryDirectory) throws -> String {
-        let store = directory("old")
+        let store = directory.sub("old")
         try FileManager.default.createDirectory(atPath: store, withIntermediateDirectories: true)
         try FileManager.default.copyItem(
             atPath: Self.fixtures.appendingPathComponent("data.mdb").path, toPath: store + "/data.mdb")
@@ -29,7 +30,7 @@ struct OldStoreTests {
     }
 
     @Test func anOldStoreShowsTheLayoutsTheFirstReleaseShowed() throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         let store = try copyOfOldStore(in: directory)
         for (profile, bar, file) in Self.shown {
             let shown = try Tool.ok(["show", store, "--profile", profile, "--bar", bar, "--json"])
@@ -48,8 +49,8 @@ struct OldStoreTests {
     }
 
     @Test func anOldDumpRestoresToTheSameLayouts() throws {
-        let directory = try TemporaryDirectory()
-        let store = directory("restored")
+        let directory = TemporaryDirectory()
+        let store = directory.sub("restored")
         let dump = Self.fixtures.appendingPathComponent("v1.tkdump").path
         #expect(
             try String(contentsOfFile: dump, encoding: .utf8).hasPrefix(
@@ -62,7 +63,7 @@ struct OldStoreTests {
     }
 
     @Test func anOldStoreTakesNewEditsAndKeepsItsOtherTabsInPlace() throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         let store = try copyOfOldStore(in: directory)
         // alice, as the first release showed her: home library wallet settings inbox (wallet came
         // with an app update and follows library).

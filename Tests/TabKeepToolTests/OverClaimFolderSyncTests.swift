@@ -1,17 +1,18 @@
 import Foundation
 import TabKeep
 import TabKeepSync
+import TabKeepTestSupport
 import Testing
 
 @Suite("tabkeep sync: a folder file that over-claims is repaired and warned about")
 struct OverClaimFolderSyncTests {
     @Test func aFileClaimingMoreThanItsWriterHoldsNeverDropsAnEditAndIsWarnedAbout() throws {
-        let directory = try TemporaryDirectory()
-        let folder = directory("shared")
+        let directory = TemporaryDirectory()
+        let folder = directory.sub("shared")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
-        let (phone, tablet) = (directory("phone"), directory("tablet"))
-        try Tool.ok(["set", phone, "--profile", "alice", "--catalog", sevenTabs, "--badge-add", "inbox=1"])
-        try Tool.ok(["set", tablet, "--profile", "alice", "--catalog", sevenTabs])
+        let (phone, tablet) = (directory.sub("phone"), directory.sub("tablet"))
+        try Tool.ok(["set", phone, "--profile", "alice", "--catalog", appTabsSpec, "--badge-add", "inbox=1"])
+        try Tool.ok(["set", tablet, "--profile", "alice", "--catalog", appTabsSpec])
         try Tool.ok(["sync", phone, "--folder", folder, "--profile", "alice"])
         let phoneFile = try #require(try FileManager.default.contentsOfDirectory(atPath: folder).first)
         let phoneID = try #require(FolderTransport.replica(fromFileName: phoneFile))
@@ -35,7 +36,7 @@ struct OverClaimFolderSyncTests {
                     + "claims this replica (\(phoneID)) up to sequence 1000"), "\(warned.stderr)")
         for _ in 0..<5 {
             try Tool.ok([
-                "set", phone, "--profile", "alice", "--catalog", sevenTabs, "--badge-add", "inbox=1",
+                "set", phone, "--profile", "alice", "--catalog", appTabsSpec, "--badge-add", "inbox=1",
             ])
         }
         for _ in 0..<2 {

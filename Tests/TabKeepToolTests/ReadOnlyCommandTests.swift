@@ -1,5 +1,6 @@
 import Foundation
 import LMDBKit
+import TabKeepTestSupport
 import Testing
 
 /// Read-only work never writes: the commands that only look open the store `MDB_RDONLY`, so a
@@ -107,7 +108,7 @@ struct ReadOnlyCommandTests {
         throws -> [String]
     {
         var messages: [String] = []
-        for (index, command) in Self.commands(store, directory("copy-\(what)-\(UUID().uuidString)"))
+        for (index, command) in Self.commands(store, directory.sub("copy-\(what)-\(UUID().uuidString)"))
             .enumerated()
         {
             let before = try files(store)
@@ -149,29 +150,29 @@ struct ReadOnlyCommandTests {
     }
 
     @Test func aHealthyStoreIsLeftByteForByte() throws {
-        let directory = try TemporaryDirectory()
-        let store = directory("healthy")
+        let directory = TemporaryDirectory()
+        let store = directory.sub("healthy")
         try healthyStore(store)
         _ = try runEveryCommand(on: store, in: directory, expecting: 0, "healthy")
     }
 
     @Test func aStoreWhoseMetaIsGoneIsReportedNotGivenANewIdentity() throws {
-        let directory = try TemporaryDirectory()
-        let store = directory("no-meta")
+        let directory = TemporaryDirectory()
+        let store = directory.sub("no-meta")
         try healthyStore(store)
         #expect(try Tool.run(["verify", store]).status == 0)
-        try copy(from: store, to: directory("emptied"), leavingOut: [], emptying: "meta")
+        try copy(from: store, to: directory.sub("emptied"), leavingOut: [], emptying: "meta")
         try FileManager.default.removeItem(atPath: store)
-        try FileManager.default.moveItem(atPath: directory("emptied"), toPath: store)
+        try FileManager.default.moveItem(atPath: directory.sub("emptied"), toPath: store)
         let messages = try runEveryCommand(on: store, in: directory, expecting: 1, "no meta")
         #expect(messages.allSatisfy { $0.contains("meta holds no schema or replica id") }, "\(messages)")
     }
 
     @Test func aStoreMissingADatabaseIsReportedNotRepaired() throws {
-        let directory = try TemporaryDirectory()
-        let healthy = directory("healthy")
+        let directory = TemporaryDirectory()
+        let healthy = directory.sub("healthy")
         try healthyStore(healthy)
-        let store = directory("no-dots")
+        let store = directory.sub("no-dots")
         try copy(from: healthy, to: store, leavingOut: ["dots"], emptying: nil)
         let messages = try runEveryCommand(on: store, in: directory, expecting: 1, "no dots")
         #expect(messages.allSatisfy { $0.contains("the store has no \"dots\" database") }, "\(messages)")

@@ -1,5 +1,6 @@
 import Foundation
 import TabKeep
+import TabKeepTestSupport
 import Testing
 
 /// Replication per profile through the tool, as ops people run it: partial dumps, replace restores,
@@ -40,8 +41,8 @@ struct ReplicationLifecycleTests {
     }
 
     @Test func aPartialDumpMergedIntoAnotherStoreNeverStopsBobFromArriving() throws {
-        let directory = try TemporaryDirectory()
-        let (a, b, dump) = (directory("A"), directory("B"), directory("alice.dump"))
+        let directory = TemporaryDirectory()
+        let (a, b, dump) = (directory.sub("A"), directory.sub("B"), directory.sub("alice.dump"))
         try Tool.ok(["set", a, "--profile", "alice", "--catalog", Self.catalog])
         try Tool.ok(["set", a, "--profile", "bob", "--move", "c=0"])
         try Tool.ok(["set", a, "--profile", "alice", "--move", "b=0"])
@@ -59,8 +60,8 @@ struct ReplicationLifecycleTests {
     }
 
     @Test func aReplaceRestoreOfAnotherDevicesDumpTakesAFreshIdAndStillConverges() throws {
-        let directory = try TemporaryDirectory()
-        let (a, b, dump) = (directory("A"), directory("B"), directory("a.dump"))
+        let directory = TemporaryDirectory()
+        let (a, b, dump) = (directory.sub("A"), directory.sub("B"), directory.sub("a.dump"))
         try Tool.ok([
             "set", a, "--profile", "alice", "--catalog", Self.catalog, "--move", "g=0", "--badge-add", "a=2",
         ])
@@ -84,8 +85,8 @@ struct ReplicationLifecycleTests {
     }
 
     @Test func aBackupCopiedBackOverAStoreTakesAFreshIdSoPeersTakeItsNextEdits() throws {
-        let directory = try TemporaryDirectory()
-        let (a, b, copy) = (directory("A"), directory("B"), directory("copy"))
+        let directory = TemporaryDirectory()
+        let (a, b, copy) = (directory.sub("A"), directory.sub("B"), directory.sub("copy"))
         try Tool.ok(["set", a, "--profile", "alice", "--catalog", Self.catalog, "--badge-add", "a=1"])
         try Tool.ok(["set", b, "--profile", "bob", "--catalog", Self.catalog, "--move", "b=0"])
         try Tool.ok(["backup", a, copy])
@@ -107,8 +108,8 @@ struct ReplicationLifecycleTests {
     }
 
     @Test func aDumpFromTheFarFutureIsRefusedWholeNamingItsLine() throws {
-        let directory = try TemporaryDirectory()
-        let (future, b, dump) = (directory("future"), directory("B"), directory("future.dump"))
+        let directory = TemporaryDirectory()
+        let (future, b, dump) = (directory.sub("future"), directory.sub("B"), directory.sub("future.dump"))
         // A device whose clock ran a day ahead wrote this dump.
         let store = try TabKeepStore(path: future)
         var device = Replica(
@@ -138,7 +139,7 @@ struct ReplicationLifecycleTests {
         #expect(
             try Tool.run(["restore", b, "--input", dump, "--mode", "merge", "--max-drift", "2h"]).status == 1)
         #expect(try Data(contentsOf: URL(fileURLWithPath: b + "/data.mdb")) == bytes)
-        let peer = directory("C")
+        let peer = directory.sub("C")
         try Tool.ok(["set", peer, "--profile", "carol", "--catalog", Self.catalog, "--badge-add", "a=1"])
         try Tool.ok(["sync", b, "--peer", peer])
         try expectSameDocuments(b, peer)
@@ -147,8 +148,10 @@ struct ReplicationLifecycleTests {
     }
 
     @Test func aScopedFolderSyncNeverWritesOrReadsAnotherProfile() throws {
-        let directory = try TemporaryDirectory()
-        let (phone, tablet, folder) = (directory("phone"), directory("tablet"), directory("alice-folder"))
+        let directory = TemporaryDirectory()
+        let (phone, tablet, folder) = (
+            directory.sub("phone"), directory.sub("tablet"), directory.sub("alice-folder")
+        )
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try Tool.ok(["set", phone, "--profile", "alice", "--catalog", Self.catalog, "--move", "e=0"])
         try Tool.ok(["set", phone, "--profile", "bobby-secret", "--move", "d=0", "--badge-text", "c=bobtext"])
@@ -179,8 +182,8 @@ struct ReplicationLifecycleTests {
     }
 
     @Test func aFirstFormatFileInTheFolderIsSkippedWithItsVersionNamed() throws {
-        let directory = try TemporaryDirectory()
-        let (store, folder) = (directory("store"), directory("folder"))
+        let directory = TemporaryDirectory()
+        let (store, folder) = (directory.sub("store"), directory.sub("folder"))
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try Tool.ok(["set", store, "--profile", "alice", "--catalog", Self.catalog, "--move", "b=0"])
         // What the first release wrote: magic, format 1, then its body.
@@ -194,8 +197,8 @@ struct ReplicationLifecycleTests {
     }
 
     @Test func aSchemaOneStoreMigratesAndSyncsWithASchemaTwoStore() throws {
-        let directory = try TemporaryDirectory()
-        let (old, new) = (directory("old"), directory("new"))
+        let directory = TemporaryDirectory()
+        let (old, new) = (directory.sub("old"), directory.sub("new"))
         try FileManager.default.createDirectory(atPath: old, withIntermediateDirectories: true)
         try FileManager.default.copyItem(
             atPath: OldStoreTests.fixtures.appendingPathComponent("data.mdb").path, toPath: old + "/data.mdb")

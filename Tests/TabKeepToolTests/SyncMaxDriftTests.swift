@@ -1,6 +1,7 @@
 import Foundation
 import TabKeep
 import TabKeepSync
+import TabKeepTestSupport
 import Testing
 
 /// `tabkeep sync --max-drift`: the README's clock guard says a folder file stamped past
@@ -35,9 +36,9 @@ struct SyncMaxDriftTests {
 
     /// A store with one profile of its own and an empty shared folder.
     func storeAndFolder(_ directory: TemporaryDirectory) throws -> (store: String, folder: String) {
-        let (store, folder) = (directory("store"), directory("shared"))
+        let (store, folder) = (directory.sub("store"), directory.sub("shared"))
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
-        try Tool.ok(["set", store, "--profile", "alice", "--catalog", sevenTabs, "--select", "inbox"])
+        try Tool.ok(["set", store, "--profile", "alice", "--catalog", appTabsSpec, "--select", "inbox"])
         return (store, folder)
     }
 
@@ -47,7 +48,7 @@ struct SyncMaxDriftTests {
     }
 
     @Test func aTighterLimitRefusesAFileTheDefaultAccepts() throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         let (store, folder) = try storeAndFolder(directory)
         let name = try writeFileFromTheFuture(ahead: 120_000, in: folder)
         let tight = try Tool.run(["sync", store, "--folder", folder, "--max-drift", "30s"])
@@ -65,7 +66,7 @@ struct SyncMaxDriftTests {
     }
 
     @Test func aLooserLimitAcceptsAFileTheDefaultRefuses() throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         let (store, folder) = try storeAndFolder(directory)
         let name = try writeFileFromTheFuture(ahead: 3_600_000, in: folder)
         let byDefault = try Tool.run(["sync", store, "--folder", folder])
@@ -82,7 +83,7 @@ struct SyncMaxDriftTests {
     }
 
     @Test func aBadMaxDriftIsAUsageErrorThatNamesTheValue() throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         let (store, folder) = try storeAndFolder(directory)
         _ = try writeFileFromTheFuture(ahead: 3_600_000, in: folder)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: store + "/data.mdb"))

@@ -62,35 +62,8 @@ enum Tool {
     }
 }
 
-/// A fresh directory per test (tests run in parallel), removed afterwards.
-final class TemporaryDirectory {
-    let path: String
-
-    init() throws {
-        path =
-            FileManager.default.temporaryDirectory
-            .appendingPathComponent("tabkeep-tool-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    func callAsFunction(_ name: String) -> String { path + "/" + name }
-
-    deinit {
-        try? FileManager.default.removeItem(atPath: path)
-    }
-}
-
-/// The seven-tab catalog the tests use.
-let sevenTabs = "home:fixed,inbox,search,library,settings,help,labs:optional"
-
 /// The lines of a dump without its header and trailer (which carry the replica id, time and CRC).
 func dumpBody(_ dump: String) -> [Substring] {
     let lines = dump.split(separator: "\n")
     return Array(lines.dropFirst().dropLast())
-}
-
-/// The path of a program on `PATH` (lmdb-utils' `mdb_stat`, say), or nil.
-func which(_ name: String) -> String? {
-    let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
-    return directories.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
 }

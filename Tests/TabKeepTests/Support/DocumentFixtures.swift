@@ -1,15 +1,7 @@
+import TabKeepTestSupport
 import Testing
 
 @testable import TabKeep
-
-/// A tab id from a literal known to be valid.
-func tab(_ raw: String) -> TabID {
-    try! TabID(raw)
-}
-
-func tabs(_ raws: String...) -> [TabID] {
-    raws.map(tab)
-}
 
 /// A simulated replica whose clock runs ahead of the wall clock, so stamps only depend on the
 /// edits made (reproducible), starting from `counter`.
@@ -17,12 +9,6 @@ func simulatedReplica(_ id: UInt64, counter: UInt16 = 0) -> Replica {
     Replica(
         id: ReplicaID(rawValue: id),
         clock: HybridLogicalClock(last: Stamp(milliseconds: 1 << 46, counter: counter)))
-}
-
-/// Catalog a…g of default tabs.
-func lettersCatalog(_ count: Int = 7) -> Catalog {
-    let ids = "abcdefghijklmnop".prefix(count).map { tab(String($0)) }
-    return try! Catalog(ids)
 }
 
 /// Applies edits that are expected to succeed.

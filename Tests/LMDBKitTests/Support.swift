@@ -1,20 +1,6 @@
 import Foundation
 import LMDBKit
-
-/// A fresh directory for one test, removed when the value goes away.
-final class TemporaryDirectory {
-    let path: String
-
-    init() {
-        let base = FileManager.default.temporaryDirectory.path
-        path = base + "/lmdbkit-tests-" + UUID().uuidString
-        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    func sub(_ name: String) -> String { path + "/" + name }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
+import TabKeepTestSupport
 
 extension String {
     var bytes: [UInt8] { Array(utf8) }
@@ -45,9 +31,3 @@ let lmdbUtilitiesShareOurLMDB: Bool = {
     func release(_ version: String) -> Substring { version.prefix { $0 != ":" } }
     return release(output) == release(Environment.libraryVersion)
 }()
-
-/// The path of a program on PATH, or nil.
-func which(_ name: String) -> String? {
-    let paths = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
-    return paths.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-}

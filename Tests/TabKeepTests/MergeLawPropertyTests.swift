@@ -1,15 +1,16 @@
+import TabKeepTestSupport
 import Testing
 
 @testable import TabKeep
 
 @Suite("Merge laws")
-struct MergeLawTests {
+struct MergeLawPropertyTests {
     /// Fixed seeds: a failure names its seed, and rerunning reproduces it.
     static let seeds: [UInt64] = (0..<420).map { 0x5EED_0000 + UInt64($0) }
 
     @Test func mergeIsCommutativeAssociativeAndIdempotentOnRandomDocuments() throws {
         var documentCount = 0
-        for seed in MergeLawTests.seeds {
+        for seed in Self.seeds {
             var rng = SplitMix64(seed: seed)
             let documents = randomReplicaDocuments(&rng, steps: 12 + Int(rng.next() % 30))
             documentCount += documents.count
@@ -22,30 +23,41 @@ struct MergeLawTests {
             let associates = ab.merging(c).encoded() == a.merging(b.merging(c)).encoded()
             let idempotent = a.merging(a).encoded() == a.encoded()
             let absorbs = ab.merging(a).encoded() == ab.encoded()
-            #expect(commutes, "merge(A,B) != merge(B,A), seed \(seed)")
-            #expect(associates, "merge(merge(A,B),C) != merge(A,merge(B,C)), seed \(seed)")
-            #expect(idempotent, "merge(A,A) != A, seed \(seed)")
-            #expect(absorbs, "merge(merge(A,B),A) != merge(A,B), seed \(seed)")
+            #expect(
+                commutes,
+                "merge(A,B) != merge(B,A), \(replayLine(seed: seed, filter: "MergeLawPropertyTests"))")
+            #expect(
+                associates,
+                "merge(merge(A,B),C) != merge(A,merge(B,C)), \(replayLine(seed: seed, filter: "MergeLawPropertyTests"))"
+            )
+            #expect(idempotent, "merge(A,A) != A, \(replayLine(seed: seed, filter: "MergeLawPropertyTests"))")
+            #expect(
+                absorbs,
+                "merge(merge(A,B),A) != merge(A,B), \(replayLine(seed: seed, filter: "MergeLawPropertyTests"))"
+            )
             for document in [a, ab, ab.merging(c)] {
-                #expect(document.problems().isEmpty, "problems \(document.problems()), seed \(seed)")
+                #expect(
+                    document.problems().isEmpty,
+                    "problems \(document.problems()), \(replayLine(seed: seed, filter: "MergeLawPropertyTests"))"
+                )
                 let roundTrips = try TabBarDocument(decoding: document.encoded()) == document
-                #expect(roundTrips, "round trip, seed \(seed)")
+                #expect(roundTrips, "round trip, \(replayLine(seed: seed, filter: "MergeLawPropertyTests"))")
             }
         }
         #expect(documentCount >= 1000)
     }
 
     @Test func allReplicasConvergeAfterSyncingInAnyOrder() {
-        for seed in MergeLawTests.seeds.prefix(100) {
+        for seed in Self.seeds.prefix(100) {
             var rng = SplitMix64(seed: seed)
             let documents = randomReplicaDocuments(&rng, steps: 30)
             let forward = documents.reduce(TabBarDocument()) { $0.merging($1) }
             let backward = documents.reversed().reduce(TabBarDocument()) { $0.merging($1) }
             let converged = forward.encoded() == backward.encoded()
-            #expect(converged, "replicas diverge, seed \(seed)")
+            #expect(converged, "replicas diverge, \(replayLine(seed: seed, filter: "MergeLawPropertyTests"))")
             #expect(
                 forward.layout(catalog: randomCatalog) == backward.layout(catalog: randomCatalog),
-                "seed \(seed)")
+                "\(replayLine(seed: seed, filter: "MergeLawPropertyTests"))")
         }
     }
 

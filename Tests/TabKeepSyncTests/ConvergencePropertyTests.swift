@@ -1,5 +1,6 @@
 import Foundation
 import TabKeep
+import TabKeepTestSupport
 import Testing
 
 @testable import TabKeepSync
@@ -13,23 +14,31 @@ enum ScriptStep: CaseIterable {
 /// Replicas that edit at random and exchange encoded messages over a lossy network that
 /// duplicates and reorders.
 struct ConvergenceScenario {
-    var random: SplitMix64
+    /// The script's numbers, recorded so a failing script can be shrunk.
+    var random: ScriptRandom
     let stores: [TabKeepStore]
     var inFlight: [(to: Int, bytes: [UInt8])] = []
     /// The kinds of edit the store took (a refused edit, or a move with no tab shown, is not one).
     var stepsApplied: Set<ScriptStep> = []
     let profiles = [profile("alice"), profile("bob")]
 
-    init(seed: UInt64, directory: TemporaryDirectory, name: String = "replica") throws {
-        random = SplitMix64(seed: seed)
+    /// A scenario drawing from `seed`, or first the numbers of `replaying` (a shrunk script's).
+    init(seed: UInt64, replaying: [UInt64] = [], directory: TemporaryDirectory, name: String = "replica")
+        throws
+    {
+        random = ScriptRandom(seed: seed, replaying: replaying)
         let count = Int.random(in: 3...5, using: &random)
         stores = try (0..<count).map { try directory.store("\(name)-\($0)") }
-        for store in stores { try store.registerCatalog(sevenTabs) }
+        for store in stores { try store.registerCatalog(letterTabs) }
     }
 
-    mutating func run(scripts: Int) throws {
+    /// Runs until `scripts` scripts have run, or after `steps` steps (a shrunk script's count).
+    mutating func run(scripts: Int, steps: Int = .max) throws {
         var done = 0
-        while done < scripts {
+        var stepsRun = 0
+        while done < scripts && stepsRun < steps {
+            random.beginStep()
+            stepsRun += 1
             switch Int.random(in: 0..<10, using: &random) {
             case 0..<4:
                 try runScript(on: stores[Int.random(in: 0..<stores.count, using: &random)])
@@ -60,8 +69,8 @@ struct ConvergenceScenario {
     mutating func perform(_ step: ScriptStep, who: ProfileID, on store: TabKeepStore) throws(TabKeepError)
         -> Bool
     {
-        let shown = try store.layout(who, catalog: sevenTabs).order
-        let any = sevenTabs.tabs.map(\.id).randomElement(using: &random)!
+        let shown = try store.layout(who, catalog: letterTabs).order
+        let any = letterTabs.tabs.map(\.id).randomElement(using: &random)!
         switch step {
         case .move:
             guard let moved = shown.randomElement(using: &random) else { return false }
@@ -128,15 +137,21 @@ func isRefusedEdit(_ error: TabKeepError) -> Bool {
     return false
 }
 
-@Suite struct ConvergenceTests {
-    /// The convergence test's seeds, and the scenario each makes (shared with the coverage test).
-    static let seeds = 0..<500
+@Suite struct ConvergencePropertyTests {
+    /// `TABKEEP_CONVERGENCE_SEED=N swift test --filter ConvergencePropertyTests` replays one seed
+    /// alone; `TABKEEP_CONVERGENCE_SEEDS=N` runs N seeds instead of the default run's 500.
+    static let seeds = propertySeeds(
+        one: "TABKEEP_CONVERGENCE_SEED", many: "TABKEEP_CONVERGENCE_SEEDS", defaultCount: 500)
+    /// The default run's seeds, whose scripts the coverage test checks.
+    static let defaultSeeds = 0..<500
     static let scriptsPerScenario = 6
 
-    static func scenario(seed: Int, directory: TemporaryDirectory, name: String = "replica") throws
-        -> ConvergenceScenario
-    {
-        try ConvergenceScenario(seed: UInt64(seed) &* 0x2545_F491_4F6C_DD1D, directory: directory, name: name)
+    static func scenario(
+        seed: Int, replaying: [UInt64] = [], directory: TemporaryDirectory, name: String = "replica"
+    ) throws -> ConvergenceScenario {
+        try ConvergenceScenario(
+            seed: UInt64(seed) &* 0x2545_F491_4F6C_DD1D, replaying: replaying, directory: directory,
+            name: name)
     }
 
     @Test(arguments: seeds)
@@ -145,28 +160,73 @@ func isRefusedEdit(_ error: TabKeepError) -> Bool {
         var scenario = try Self.scenario(seed: seed, directory: directory)
         try scenario.run(scripts: Self.scriptsPerScenario)
         try scenario.finalExchange()
+        let replay = replayLine(
+            seed: UInt64(seed), variable: "TABKEEP_CONVERGENCE_SEED", filter: "ConvergencePropertyTests")
+        var message = Comment(rawValue: replay)
+        if let failure = try Self.divergence(scenario) {
+            let failing = ScriptRun(scenario.random, failure: failure)
+            let smallest = shrinkScript(failing) { replaying, steps in
+                Self.run(seed: seed, replaying: replaying, steps: steps)
+            }
+            message = Comment(rawValue: replay + "\n" + smallest.describedAsSmallest(of: failing.steps))
+        }
         let reference = try documentBytes(scenario.stores[0])
         let vector = try scenario.stores[0].versionVector()
         for store in scenario.stores.dropFirst() {
-            #expect(try documentBytes(store) == reference, "seed \(seed)")
-            #expect(try store.versionVector() == vector, "seed \(seed)")
+            #expect(try documentBytes(store) == reference, message)
+            #expect(try store.versionVector() == vector, message)
         }
         let profiles = Set(reference.keys.map(\.profile)).union(scenario.profiles)
         for who in profiles {
-            let layout = try scenario.stores[0].layout(who, catalog: sevenTabs)
+            let layout = try scenario.stores[0].layout(who, catalog: letterTabs)
             for store in scenario.stores.dropFirst() {
-                #expect(try store.layout(who, catalog: sevenTabs) == layout, "seed \(seed)")
+                #expect(try store.layout(who, catalog: letterTabs) == layout, message)
             }
         }
     }
 
-    /// The convergence test's own scripts (its seeds, its scenario) apply every kind of edit: a
-    /// kind that is always refused, or never drawn, would leave it untested there.
+    /// How the stores of a scenario after its final exchange differ (documents, vectors, layouts),
+    /// or nil when they agree.
+    static func divergence(_ scenario: ConvergenceScenario) throws -> String? {
+        let reference = try documentBytes(scenario.stores[0])
+        let vector = try scenario.stores[0].versionVector()
+        var problems: [String] = []
+        for (index, store) in scenario.stores.enumerated().dropFirst() {
+            if try documentBytes(store) != reference { problems.append("store \(index): other documents") }
+            if try store.versionVector() != vector { problems.append("store \(index): another vector") }
+        }
+        for who in Set(reference.keys.map(\.profile)).union(scenario.profiles) {
+            let layout = try scenario.stores[0].layout(who, catalog: letterTabs)
+            for (index, store) in scenario.stores.enumerated().dropFirst()
+            where try store.layout(who, catalog: letterTabs) != layout {
+                problems.append("store \(index): another layout of \(who)")
+            }
+        }
+        return problems.isEmpty ? nil : problems.joined(separator: "; ")
+    }
+
+    /// One scenario of `steps` steps drawing `replaying` first, as the shrinker runs it.
+    static func run(seed: Int, replaying: [UInt64], steps: Int) -> ScriptRun {
+        let directory = TemporaryDirectory()
+        guard var scenario = try? Self.scenario(seed: seed, replaying: replaying, directory: directory) else {
+            return ScriptRun(ScriptRandom(seed: 0), failure: nil)
+        }
+        do {
+            try scenario.run(scripts: Self.scriptsPerScenario, steps: steps)
+            try scenario.finalExchange()
+            return ScriptRun(scenario.random, failure: try divergence(scenario))
+        } catch {
+            return ScriptRun(scenario.random, failure: "threw \(error)")
+        }
+    }
+
+    /// The convergence test's own scripts (its default seeds, its scenario) apply every kind of
+    /// edit: a kind that is always refused, or never drawn, would leave it untested there.
     @Test func theScriptsUseEveryKindOfEdit() throws {
         let directory = TemporaryDirectory()
         var applied: Set<ScriptStep> = []
         var scenarios = 0
-        for seed in Self.seeds {
+        for seed in Self.defaultSeeds {
             var scenario = try Self.scenario(seed: seed, directory: directory, name: "seed-\(seed)")
             try scenario.run(scripts: Self.scriptsPerScenario)
             applied.formUnion(scenario.stepsApplied)

@@ -1,5 +1,6 @@
 import Foundation
 import TabKeep
+import TabKeepTestSupport
 import Testing
 
 @testable import TabKeepDump
@@ -9,12 +10,12 @@ import Testing
 /// with a message naming the line and the problem.
 @Suite("Dump reader")
 struct DumpReaderTests {
-    let directory = TestDirectory()
+    let directory = TemporaryDirectory()
 
     /// A store with every entry kind, escapes and non-ASCII text, several bars and an erased profile.
     func dumpLines() throws -> [[UInt8]] {
         let store = try TabKeepStore(path: directory.sub("store"), options: .init(durability: .deferred))
-        try store.registerCatalog(sevenTabs)
+        try store.registerCatalog(letterTabs)
         for index in 0..<12 {
             let user = profile("user-\(index)")
             try store.edit(
@@ -26,7 +27,7 @@ struct DumpReaderTests {
                     .setBadgeText(tab("d"), index % 2 == 0 ? "new \"\\ ✓ \u{1}" : nil),
                 ])
             try store.edit(
-                user, bar: bar("side"), catalog: sevenTabs,
+                user, bar: bar("side"), catalog: letterTabs,
                 [.reorder(["b", "a", "c", "d", "e", "f", "g"].map(tab))])
         }
         try store.erase(profile("user-3"))

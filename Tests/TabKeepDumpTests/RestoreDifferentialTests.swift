@@ -1,5 +1,6 @@
 import Foundation
 import TabKeep
+import TabKeepTestSupport
 import Testing
 
 @testable import TabKeepDump
@@ -22,7 +23,8 @@ struct RestoreDifferentialTests {
         let store = try TabKeepStore(path: lines.directory.sub(name), options: .init(durability: .deferred))
         if occupied {
             for name in ["a-first", "user-1", "user-10-x", "user-3", "zz-last"] {
-                try store.edit(profile(name), bar: bar("side"), catalog: sevenTabs, .move(tab("b"), to: 0))
+                try store.edit(
+                    profile(name), bar: bar("side"), catalog: letterTabs, .move(tab("b"), to: 0))
             }
         }
         return store

@@ -1,5 +1,6 @@
 import Foundation
 import TabKeep
+import TabKeepTestSupport
 import Testing
 
 @testable import TabKeepSync
@@ -24,7 +25,8 @@ let modelCatalogs: [Catalog] = {
 /// Stores that edit at random through the public API while a lossy network duplicates and reorders
 /// sync messages; every accepted edit goes to the reference model as what its user meant.
 struct ModelScenario {
-    var random: SplitMix64
+    /// The script's numbers, recorded so a failing script can be shrunk.
+    var random: ScriptRandom
     var stores: [TabKeepStore]
     let variants: [Int]
     var model: ReferenceModel
@@ -35,11 +37,12 @@ struct ModelScenario {
     /// Where the store did other than the user asked while the script ran.
     var scriptProblems: [String] = []
 
+    /// A scenario drawing from `seed`, or first the numbers of `replaying` (a shrunk script's).
     init(
-        seed: UInt64, directory: TemporaryDirectory, sameCatalog: Bool = false,
+        seed: UInt64, replaying: [UInt64] = [], directory: TemporaryDirectory, sameCatalog: Bool = false,
         count range: ClosedRange<Int> = 3...5
     ) throws {
-        random = SplitMix64(seed: seed)
+        random = ScriptRandom(seed: seed, replaying: replaying)
         let count = Int.random(in: range, using: &random)
         stores = try (0..<count).map { try directory.store("device-\($0)") }
         var chosen: [Int] = []
@@ -53,6 +56,7 @@ struct ModelScenario {
 
     mutating func run(steps: Int) throws {
         for _ in 0..<steps {
+            random.beginStep()
             switch Int.random(in: 0..<10, using: &random) {
             case 0..<5: try edit(on: Int.random(in: 0..<stores.count, using: &random))
             case 5..<7: try startSession()
@@ -330,29 +334,4 @@ func positionEntries(_ store: TabKeepStore, _ who: ProfileID) throws -> [TabID: 
         if case .position(let id) = entry.key { result[id] = entry }
     }
     return result
-}
-
-@Suite struct IntentModelTests {
-    /// `TABKEEP_MODEL_SEED=N swift test --filter IntentModelTests` replays one seed alone.
-    /// `TABKEEP_MODEL_SEEDS=N` runs N seeds instead of the default run's, for a longer search.
-    static let seeds = propertySeeds(
-        one: "TABKEEP_MODEL_SEED", many: "TABKEEP_MODEL_SEEDS", defaultCount: 1_000)
-
-    @Test(arguments: seeds)
-    func everyStoreShowsWhatTheUsersDidAfterALossyNetwork(seed: Int) throws {
-        let directory = TemporaryDirectory()
-        var scenario = try ModelScenario(
-            seed: UInt64(seed) &* 0x9E37_79B9_7F4A_7C15 &+ 1, directory: directory)
-        try scenario.run(steps: 32)
-        try scenario.finalExchange()
-        let problems = try scenario.problems()
-        #expect(
-            problems.isEmpty,
-            """
-            seed \(seed) — replay: TABKEEP_MODEL_SEED=\(seed) swift test --filter IntentModelTests
-            \(problems.joined(separator: "\n"))
-            script:
-            \(scenario.log.joined(separator: "\n"))
-            """)
-    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import TabKeep
+import TabKeepTestSupport
 import Testing
 
 @testable import TabKeepSync
@@ -7,7 +8,7 @@ import Testing
 /// The other half of healing: stores that only ever exchanged honest messages — through edits,
 /// resets, erases, guest merges, scoped and whole syncs, folder files and dump merges — never
 /// find a bad claim, so the digest never sends a profile whole for nothing.
-@Suite struct HonestSyncFindsNoOverClaimTests {
+@Suite struct HonestSyncFindsNoOverClaimPropertyTests {
     @Test(arguments: 0..<40)
     func honestExchangesNeverReportAnOverClaim(seed: Int) throws {
         let directory = TemporaryDirectory()
@@ -42,6 +43,9 @@ import Testing
                 claims += try sync(scenario.stores[first], scenario.stores[second]).overClaims
             }
         }
-        #expect(claims.isEmpty, "seed \(seed): \(claims)\n\(scenario.log.joined(separator: "\n"))")
+        #expect(
+            claims.isEmpty,
+            "\(replayLine(seed: UInt64(seed), filter: "HonestSyncFindsNoOverClaimPropertyTests")): \(claims)\n\(scenario.log.joined(separator: "\n"))"
+        )
     }
 }

@@ -1,9 +1,10 @@
 import Testing
 
 import TabKeep
+import TabKeepTestSupport
 
 @Suite("CRC-32 through zlib")
-struct ChecksumTests {
+struct ChecksumPropertyTests {
     /// The bitwise CRC-32, one bit at a time: slow and obviously right.
     func slowCRC32(_ bytes: [UInt8]) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
@@ -21,7 +22,9 @@ struct ChecksumTests {
         for length in [1, 7, 8, 9, 63, 64, 1_000, 65_537] {
             let bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
             let expected = slowCRC32(bytes)
-            #expect(CRC32.checksum(bytes) == expected, "length \(length)")
+            #expect(
+                CRC32.checksum(bytes) == expected,
+                "length \(length), \(replayLine(seed: 14, filter: "ChecksumPropertyTests"))")
             var pieces = CRC32()
             let cut = Int(random.next() % UInt64(length))
             pieces.update(Array(bytes[..<cut]))
