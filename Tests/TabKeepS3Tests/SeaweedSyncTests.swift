@@ -1,6 +1,7 @@
 import Foundation
 import TabKeep
 import TabKeepSync
+import TabKeepTestSupport
 import Testing
 
 @testable import TabKeepS3
@@ -18,10 +19,10 @@ import Testing
                 bucket: bucket, prefix: "users/alice/", store: $0, profiles: [alice], client: server.client())
         }
         // Offline edits: a move on the phone, badge increments on two devices, a hide on the laptop.
-        try await stores[0].edit(alice, catalog: sevenTabs, .move(tab("e"), to: 0))
-        try await stores[1].edit(alice, catalog: sevenTabs, .addToBadge(tab("a"), 2))
-        try await stores[2].edit(alice, catalog: sevenTabs, .addToBadge(tab("a"), 3))
-        try await stores[2].edit(alice, catalog: sevenTabs, .setHidden(tab("c"), true))
+        try await stores[0].edit(alice, catalog: letterTabs, .move(tab("e"), to: 0))
+        try await stores[1].edit(alice, catalog: letterTabs, .addToBadge(tab("a"), 2))
+        try await stores[2].edit(alice, catalog: letterTabs, .addToBadge(tab("a"), 3))
+        try await stores[2].edit(alice, catalog: letterTabs, .setHidden(tab("c"), true))
         for _ in 0..<2 {
             for transport in transports {
                 let report = try await transport.sync()
@@ -32,7 +33,7 @@ import Testing
         let expected = (order: ["e", "a", "b", "d", "f", "g"].map(tab), hidden: [tab("c")], badge: 5)
         let reference = try documentBytes(stores[0])
         for store in stores {
-            let layout = try store.layout(alice, catalog: sevenTabs)
+            let layout = try store.layout(alice, catalog: letterTabs)
             #expect(layout.order == expected.order)
             #expect(layout.hidden == expected.hidden)
             #expect(layout.badges[tab("a")] == expected.badge)
@@ -48,7 +49,7 @@ import Testing
         let bucket = try await server.bucket()
         let directory = TemporaryDirectory()
         let phone = try directory.store("phone")
-        try await phone.edit(profile("alice"), catalog: sevenTabs, .move(tab("g"), to: 1))
+        try await phone.edit(profile("alice"), catalog: letterTabs, .move(tab("g"), to: 1))
         let transport = try ObjectStoreTransport(
             bucket: bucket, prefix: "p", store: phone, profiles: [profile("alice")], client: server.client())
         try await transport.sync()
@@ -65,8 +66,8 @@ import Testing
         let report = try FolderTransport(path: folder, store: laptop, profiles: [profile("alice")]).sync()
         #expect(report.skipped.isEmpty)
         #expect(
-            try laptop.layout(profile("alice"), catalog: sevenTabs)
-                == phone.layout(profile("alice"), catalog: sevenTabs))
+            try laptop.layout(profile("alice"), catalog: letterTabs)
+                == phone.layout(profile("alice"), catalog: letterTabs))
         // And the folder file written by the laptop applies through the bucket.
         let written = try Data(contentsOf: URL(fileURLWithPath: folder + "/" + report.written))
         try await server.client().putObject(bucket: bucket, key: "p/" + report.written, bytes: Array(written))
@@ -81,8 +82,8 @@ import Testing
         let stores = try ["phone", "tablet"].map { try directory.store($0) }
         let bobSecret = "bob-private-badge-7q"
         for store in stores {
-            try await store.edit(profile("alice"), catalog: sevenTabs, .addToBadge(tab("b"), 1))
-            try await store.edit(profile("bob-x9"), catalog: sevenTabs, .setBadgeText(tab("a"), bobSecret))
+            try await store.edit(profile("alice"), catalog: letterTabs, .addToBadge(tab("b"), 1))
+            try await store.edit(profile("bob-x9"), catalog: letterTabs, .setBadgeText(tab("a"), bobSecret))
         }
         for store in stores {
             try await ObjectStoreTransport(
@@ -109,7 +110,7 @@ import Testing
         let bucket = try await server.bucket()
         let directory = TemporaryDirectory()
         let store = try directory.store("phone")
-        try await store.edit(profile("alice"), catalog: sevenTabs, .move(tab("b"), to: 0))
+        try await store.edit(profile("alice"), catalog: letterTabs, .move(tab("b"), to: 0))
         let before = try documentBytes(store)
         let wrong = "wrong-secret-value-123"
         let transport = try ObjectStoreTransport(
@@ -131,7 +132,7 @@ import Testing
         let server = try await SeaweedFS.server()
         let directory = TemporaryDirectory()
         let store = try directory.store("phone")
-        try await store.edit(profile("alice"), catalog: sevenTabs, .move(tab("b"), to: 0))
+        try await store.edit(profile("alice"), catalog: letterTabs, .move(tab("b"), to: 0))
         let before = try documentBytes(store)
         let transport = try ObjectStoreTransport(
             bucket: "no-such-bucket-tk", prefix: "u", store: store, profiles: nil, client: server.client())
@@ -147,7 +148,7 @@ import Testing
         let directory = TemporaryDirectory()
         let store = try directory.store("phone")
         let other = try directory.store("tablet")
-        try await other.edit(profile("alice"), catalog: sevenTabs, .move(tab("d"), to: 0))
+        try await other.edit(profile("alice"), catalog: letterTabs, .move(tab("d"), to: 0))
         let valid = try SyncSession(store: other).respond(to: SyncSession(store: store).request()).encoded()
         let name = { (raw: UInt64) in "u/" + FolderTransport.fileName(for: ReplicaID(rawValue: raw)) }
         try await client.putObject(bucket: bucket, key: name(0xBAD), bytes: (0..<300).map { UInt8($0 % 251) })
@@ -180,8 +181,8 @@ import Testing
         let bucket = try await server.bucket()
         let directory = TemporaryDirectory()
         let stores = try ["phone", "tablet"].map { try directory.store($0) }
-        try await stores[0].edit(profile("alice"), catalog: sevenTabs, .move(tab("c"), to: 0))
-        try await stores[1].edit(profile("alice"), catalog: sevenTabs, .addToBadge(tab("a"), 1))
+        try await stores[0].edit(profile("alice"), catalog: letterTabs, .move(tab("c"), to: 0))
+        try await stores[1].edit(profile("alice"), catalog: letterTabs, .addToBadge(tab("a"), 1))
         let transports = try stores.map {
             try ObjectStoreTransport(
                 bucket: bucket, prefix: "alice", store: $0, profiles: [profile("alice")],
@@ -205,12 +206,12 @@ import Testing
             #expect(quiet.unchanged.count == 1)
         }
         // One new edit: one PUT by its writer, one full GET by the other.
-        try await stores[0].edit(profile("alice"), catalog: sevenTabs, .addToBadge(tab("a"), 1))
+        try await stores[0].edit(profile("alice"), catalog: letterTabs, .addToBadge(tab("a"), 1))
         let sent = try await transports[0].sync()
         #expect(sent.requests.puts == 1 && sent.requests.fullGets == 0)
         let received = try await transports[1].sync()
         #expect(received.requests.fullGets == 1)
-        #expect(try stores[1].layout(profile("alice"), catalog: sevenTabs).badges[tab("a")] == 2)
+        #expect(try stores[1].layout(profile("alice"), catalog: letterTabs).badges[tab("a")] == 2)
     }
 
     @Test func aConditionalGetOfAnUnchangedObjectIsNotModified() async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import TabKeep
+import TabKeepTestSupport
 import Testing
 
 @testable import TabKeepS3
@@ -47,8 +48,8 @@ import Testing
         let directory = TemporaryDirectory()
         let phone = try directory.store("phone")
         let laptop = try directory.store("laptop")
-        try await phone.edit(profile("alice"), catalog: sevenTabs, .move(tab("f"), to: 0))
-        try await laptop.edit(profile("alice"), catalog: sevenTabs, .setHidden(tab("b"), true))
+        try await phone.edit(profile("alice"), catalog: letterTabs, .move(tab("f"), to: 0))
+        try await laptop.edit(profile("alice"), catalog: letterTabs, .setHidden(tab("b"), true))
         let environment = [
             "AWS_ACCESS_KEY_ID": SeaweedFS.accessKey, "AWS_SECRET_ACCESS_KEY": SeaweedFS.secret,
             "AWS_REGION": "us-east-1",
@@ -64,10 +65,10 @@ import Testing
             #expect(!stdout.contains(SeaweedFS.secret) && !stderr.contains(SeaweedFS.secret))
         }
         #expect(
-            try phone.layout(profile("alice"), catalog: sevenTabs)
-                == laptop.layout(profile("alice"), catalog: sevenTabs))
-        #expect(try phone.layout(profile("alice"), catalog: sevenTabs).order.first == tab("f"))
-        #expect(try laptop.layout(profile("alice"), catalog: sevenTabs).hidden == [tab("b")])
+            try phone.layout(profile("alice"), catalog: letterTabs)
+                == laptop.layout(profile("alice"), catalog: letterTabs))
+        #expect(try phone.layout(profile("alice"), catalog: letterTabs).order.first == tab("f"))
+        #expect(try laptop.layout(profile("alice"), catalog: letterTabs).hidden == [tab("b")])
 
         // A wrong secret: exit 1, the cause named, the secret nowhere.
         let wrong = "not-the-secret-5521"
