@@ -120,7 +120,12 @@ import TabKeepTestSupport
             // Held edits, the stream and the coordinator leave the files alone while suspended.
             try await Task.sleep(for: .milliseconds(200))
             #expect(try StoreFileHolds(of: path) == .none)
-            #expect(acknowledged.withLock { $0 } == atSuspend, "no edit is acknowledged while suspended")
+            // An edit of the last batch committed before the suspend may be acknowledged just after
+            // it returns (its task resumes on the pool): at most one a task, then nothing more.
+            let settled = acknowledged.withLock { $0 }
+            #expect(zip(settled, atSuspend).allSatisfy { $0 - $1 <= 1 }, "edits committed while suspended")
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(acknowledged.withLock { $0 } == settled, "no edit is acknowledged while suspended")
 
             store.resume()
             for editor in editors { await editor.value }
