@@ -8,8 +8,9 @@ import TabKeepS3
 #endif
 
 /// The s3 workload's own SeaweedFS (`weed server -s3`) on free loopback ports, with one identity
-/// so SigV4 is enforced. A shell runs it and stops it (SIGTERM, then SIGKILL after 5 s) and
-/// removes its data directory when told to (`stop()`), or by itself once the bench is gone.
+/// so SigV4 is enforced. `stop()` stops weed (SIGTERM, then SIGKILL after 3 s); the shell that
+/// runs it then removes its data directory, and stops weed the same way by itself once the bench
+/// is gone.
 final class SeaweedServer {
     static let accessKey = "TABKEEPBENCHKEY"
     static let secret = "tabkeep-bench-secret-51c7e2"
@@ -19,7 +20,9 @@ final class SeaweedServer {
 
     let endpoint: URL
     let directory: String
-    private let process: Process
+    /// The shell running weed, spawned by `spawnShell`.
+    private let shell: pid_t
+    private var shellExited = false
     private var stopped = false
 
     /// `weed` on PATH, or nil.
@@ -36,10 +39,10 @@ final class SeaweedServer {
     /// the S3 port accepts connections (bounded to 60 s). Call `waitUntilWritable()` next.
     init(weed: String, directory: String) throws {
         self.directory = directory
-        process = Process()
         try FileManager.default.createDirectory(
             atPath: directory + "/data", withIntermediateDirectories: true)
         let ports: [Int]
+        let shell: pid_t
         do {
             let config = """
                 {"identities":[{"name":"bench","credentials":[{"accessKey":"\(Self.accessKey)",\
@@ -57,38 +60,28 @@ final class SeaweedServer {
                 "-volume.preStopSeconds=0", "-s3.port.iceberg=0", "-s3.port.lance=0",
             ]
             let quoted = arguments.map { "'" + $0 + "'" }.joined(separator: " ")
-            // SIGTERM to the shell (or the bench gone) stops weed and removes the data directory.
+            // The shell waits for weed, then removes the data directory; its watcher stops weed
+            // (SIGTERM, SIGKILL after 3 s) if the bench is gone.
             let script = """
                 \(quoted) >'\(directory)/weed.log' 2>&1 </dev/null & pid=$!
                 echo $pid >'\(directory)/weed.pid'
-                stop() {
-                    trap '' TERM INT
-                    kill $pid 2>/dev/null; n=0
-                    while kill -0 $pid 2>/dev/null && [ $n -lt 50 ]; do sleep 0.1; n=$((n+1)); done
-                    kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf '\(directory)'; exit 0
-                }
-                trap stop TERM INT
-                while kill -0 \(getpid()) 2>/dev/null && kill -0 $pid 2>/dev/null; do sleep 1 & wait $!; done
-                stop
+                (while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; kill $pid; sleep 3; kill -9 $pid) \
+                    >/dev/null 2>&1 </dev/null & watcher=$!
+                wait $pid; kill -9 $watcher 2>/dev/null; rm -rf '\(directory)'
                 """
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", script]
-            // Not the bench's stdout or stderr: whoever reads them would wait for the server too.
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            shell = try spawnShell(script)
         } catch {
             try? FileManager.default.removeItem(atPath: directory)
             throw error
         }
+        self.shell = shell
         endpoint = URL(string: "http://127.0.0.1:\(ports[6])")!
         for _ in 0..<240 {
             if loopbackAccepts(port: ports[6]) {
                 usleep(500_000)  // the S3 gateway accepts a moment before its filer is connected
                 return
             }
-            if !process.isRunning { break }
+            if !shellRunning() { break }
             usleep(250_000)
         }
         let log = (try? String(contentsOfFile: directory + "/weed.log", encoding: .utf8)) ?? ""
@@ -124,26 +117,50 @@ final class SeaweedServer {
         throw BenchS3Error("SeaweedFS takes no writes: \(String(describing: last))")
     }
 
-    /// Stops the server (SIGTERM, SIGKILL after 5 s) and removes its data directory; idempotent.
+    /// Stops the server (SIGTERM, SIGKILL after 3 s) and removes its data directory; idempotent.
     func stop() {
         guard !stopped else { return }
         stopped = true
-        if process.isRunning {
-            kill(process.processIdentifier, SIGTERM)
-            // The shell's own stop takes at most 5 s; give it 8 before doing its work here.
-            let deadline = nanoseconds() + 8_000_000_000
-            while process.isRunning && nanoseconds() < deadline { usleep(50_000) }
+        var text: String?
+        for _ in 0..<50 where shellRunning() {
+            text = try? String(contentsOfFile: directory + "/weed.pid", encoding: .utf8)
+            if text?.hasSuffix("\n") == true { break }
+            usleep(20_000)
         }
-        if process.isRunning {
-            if let text = try? String(contentsOfFile: directory + "/weed.pid", encoding: .utf8),
-                let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
-            {
-                kill(pid, SIGKILL)
-            }
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+        if let pid = text.flatMap({ Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }), pid > 0 {
+            kill(pid, SIGTERM)
+            let deadline = nanoseconds() + 3_000_000_000
+            while Self.alive(pid) && nanoseconds() < deadline { usleep(20_000) }
+            if Self.alive(pid) { kill(pid, SIGKILL) }
+        }
+        // The shell, waiting for weed, removes the data and exits.
+        let deadline = nanoseconds() + 3_000_000_000
+        while shellRunning() && nanoseconds() < deadline { usleep(20_000) }
+        if shellRunning() {
+            kill(shell, SIGKILL)
+            var status: Int32 = 0
+            _ = waitpid(shell, &status, 0)
+            shellExited = true
         }
         try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Whether the shell still runs; reaps it once it has exited.
+    private func shellRunning() -> Bool {
+        guard !shellExited else { return false }
+        var status: Int32 = 0
+        if waitpid(shell, &status, WNOHANG) == 0 { return true }
+        shellExited = true
+        return false
+    }
+
+    /// Whether `pid` runs (a zombie, exited but not yet reaped by the shell, does not).
+    private static func alive(_ pid: Int32) -> Bool {
+        guard kill(pid, 0) == 0 else { return false }
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return true }
+        return !stat[close...].hasPrefix(") Z")
     }
 
     deinit { stop() }
@@ -152,6 +169,42 @@ final class SeaweedServer {
 struct BenchS3Error: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
+}
+
+/// Runs `/bin/sh -c script` with stdin, stdout and stderr on /dev/null (whoever reads the bench's
+/// output would wait for the server too), no signal blocked and every signal at its default:
+/// Foundation's `Process` passes on the spawning thread's mask, with SIGTERM and SIGCHLD blocked,
+/// and a shell with SIGCHLD blocked never returns from `wait`.
+private func spawnShell(_ script: String) throws -> pid_t {
+    #if canImport(Glibc)
+        var actions = posix_spawn_file_actions_t()
+        var attributes = posix_spawnattr_t()
+    #else
+        var actions: posix_spawn_file_actions_t?
+        var attributes: posix_spawnattr_t?
+    #endif
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    for descriptor: Int32 in 0...2 {
+        posix_spawn_file_actions_addopen(
+            &actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
+    }
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var none = sigset_t()
+    sigemptyset(&none)
+    posix_spawnattr_setsigmask(&attributes, &none)
+    var all = sigset_t()
+    sigfillset(&all)
+    posix_spawnattr_setsigdefault(&attributes, &all)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    let words: [String] = ["/bin/sh", "-c", script]
+    let arguments: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+    defer { arguments.forEach { free($0) } }
+    var pid: pid_t = 0
+    let result = posix_spawn(&pid, "/bin/sh", &actions, &attributes, arguments, environ)
+    guard result == 0 else { throw BenchS3Error("cannot run /bin/sh: errno \(result)") }
+    return pid
 }
 
 /// `count` distinct loopback ports free at the moment of asking.
