@@ -87,7 +87,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "tabkeep-bench",
-            dependencies: ["TabKeep", "TabKeepSync", "TabKeepDump", "LMDBKit", lmdb, "CSQLite"],
+            dependencies: ["TabKeep", "TabKeepSync", "TabKeepDump", "TabKeepS3", "LMDBKit", lmdb, "CSQLite"],
             path: "Tools/tabkeep-bench",
             swiftSettings: strict
         ),

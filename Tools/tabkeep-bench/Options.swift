@@ -21,7 +21,9 @@ struct Options {
         Measures TabKeep side by side with raw LMDB, SQLite, UserDefaults and JSON files, in one
         process run, interleaved: median and p99 per operation and the ratio to raw LMDB.
         concurrent-edits runs 8 writers in one process, then 4 writer processes (children of the
-        bench) on one shared database.
+        bench) on one shared database. s3 syncs through SeaweedFS on loopback (`weed` on PATH, else
+        it is skipped, saying so): the one-edit round trip of two stores through one prefix, then
+        1,000 profiles × 3 devices in one bucket (20 profiles in --smoke).
 
           --profiles LIST  store sizes for launch-read (default 10k,100k,1M; k and M allowed)
           --seconds N      measuring time per workload phase (default 4)
@@ -31,8 +33,8 @@ struct Options {
           --locking MODE   lmdb, per-transaction or both (default both): the locking modes of
                            TabKeep's stores in launch-read, durable-edit, concurrent-edits and
                            first-layout, one row per mode (raw LMDB, SQLite, UserDefaults and
-                           JSON files run once); sync and dump-restore run in one mode, the one
-                           named, or with both the default for new stores (TABKEEP_LOCKING, else
+                           JSON files run once); sync, dump-restore and s3 run in one mode, the
+                           one named, or with both the default for new stores (TABKEEP_LOCKING, else
                            \(Locking.platformDefault))
           --dir DIR        where the stores go (default: a new directory under the temp directory,
                            removed at the end)
@@ -126,7 +128,7 @@ struct UsageError: Error {
     init(_ message: String?) { self.message = message }
 }
 
-/// The workloads of issues 8 and 15, in the order they run.
+/// The workloads of issues 8, 15 and 24, in the order they run.
 enum Workload: String, CaseIterable {
     case launchRead = "launch-read"
     case durableEdit = "durable-edit"
@@ -134,4 +136,5 @@ enum Workload: String, CaseIterable {
     case sync
     case dumpRestore = "dump-restore"
     case firstLayout = "first-layout"
+    case s3
 }

@@ -55,6 +55,7 @@ do {
         case .sync: try await bench.syncWorkload()
         case .dumpRestore: try bench.dumpRestore()
         case .firstLayout: try bench.firstLayout()
+        case .s3: try await bench.s3Workload()
         }
     }
     bench.judgeTargets()
