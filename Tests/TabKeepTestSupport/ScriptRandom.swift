@@ -57,21 +57,87 @@ package struct ScriptRun: Sendable {
 package func shrinkScript(
     _ failing: ScriptRun, attempts: Int = 150, run: (_ replaying: [UInt64], _ steps: Int) throws -> ScriptRun
 ) rethrows -> ScriptRun {
-    var smallest = failing
-    var left = attempts
-    var width = max(1, smallest.steps / 2)
-    while width >= 1 && left > 0 {
-        var start = smallest.steps - width
-        while start >= 0 && left > 0 {
+    var shrinker = ScriptShrinker(failing, attempts: attempts)
+    while let (replaying, steps) = shrinker.nextCut() {
+        shrinker.record(try run(replaying, steps))
+    }
+    return shrinker.smallest
+}
+
+/// ``shrinkScript(_:attempts:run:)`` for a script whose steps await (a coordinator's flush, a
+/// relaunch). It runs on the caller's actor (a main-actor test's coordinator stays on the main actor).
+package func shrinkScript(
+    _ failing: ScriptRun, attempts: Int = 150, isolation: isolated (any Actor)? = #isolation,
+    run: (_ replaying: [UInt64], _ steps: Int) async throws -> ScriptRun
+) async rethrows -> ScriptRun {
+    var shrinker = ScriptShrinker(failing, attempts: attempts)
+    while let (replaying, steps) = shrinker.nextCut() {
+        shrinker.record(try await run(replaying, steps))
+    }
+    return shrinker.smallest
+}
+
+/// The cuts of ``shrinkScript(_:attempts:run:)`` one at a time, so that a synchronous and an
+/// asynchronous script share one search: ask for a cut, run it, record what it did.
+package struct ScriptShrinker: Sendable {
+    /// The smallest failing script found so far.
+    package private(set) var smallest: ScriptRun
+    private var left: Int
+    private var width: Int
+    private var start: Int
+
+    package init(_ failing: ScriptRun, attempts: Int) {
+        smallest = failing
+        left = attempts
+        width = max(1, failing.steps / 2)
+        start = failing.steps - width
+    }
+
+    /// The next script to run — the numbers to draw first and its number of steps — or nil when
+    /// the search is over.
+    package mutating func nextCut() -> (replaying: [UInt64], steps: Int)? {
+        while width >= 1 && left > 0 {
+            guard start >= 0 else {
+                width /= 2
+                start = smallest.steps - width
+                continue
+            }
             let from = smallest.stepStarts[start]
             let end = start + width
             let to = end < smallest.steps ? smallest.stepStarts[end] : smallest.drawn.count
-            let candidate = Array(smallest.drawn[..<from] + smallest.drawn[to...])
             left -= 1
-            let result = try run(candidate, smallest.steps - width)
-            if result.failure != nil && result.steps < smallest.steps {
-                smallest = result
-                start = min(start, smallest.steps - width)
+            return (Array(smallest.drawn[..<from] + smallest.drawn[to...]), smallest.steps - width)
+        }
+        return nil
+    }
+
+    /// What the cut ``nextCut()`` handed out did.
+    package mutating func record(_ result: ScriptRun) {
+        if result.failure != nil && result.steps < smallest.steps {
+            smallest = result
+            start = min(start, smallest.steps - width)
+        } else {
+            start -= 1
+        }
+    }
+}
+
+/// The shortest input found by removing bytes from `failing` while `fails` still holds: runs of
+/// half the bytes first, then quarters, down to single bytes. For the byte-level property tests
+/// (mutated documents, dump lines, messages), whose failing case is an input, not a script.
+package func shrinkBytes(_ failing: [UInt8], attempts: Int = 2_000, fails: ([UInt8]) -> Bool) -> [UInt8] {
+    var smallest = failing
+    var left = attempts
+    var width = max(1, smallest.count / 2)
+    while width >= 1 && left > 0 {
+        var start = smallest.count - width
+        while start >= 0 && left > 0 {
+            var candidate = smallest
+            candidate.removeSubrange(start..<(start + width))
+            left -= 1
+            if fails(candidate) {
+                smallest = candidate
+                start = min(start, smallest.count - width)
             } else {
                 start -= 1
             }

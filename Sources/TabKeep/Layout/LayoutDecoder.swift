@@ -5,7 +5,7 @@
 /// but it builds no `Entry` and allocates nothing on the heap but the `Layout` it returns: tab id
 /// bytes are matched against the catalog's (``CatalogIDIndex``), what the layout needs of each
 /// catalog tab is recorded as offsets into the bytes in a stack buffer (``CompactTabState``), and
-/// the order is resolved on catalog indices (``CompactResolver``). `LayoutDecoderDifferentialTests`
+/// the order is resolved on catalog indices (``CompactResolver``). `LayoutDecoderDifferentialPropertyTests`
 /// feeds it and the full path the same valid and mutated documents: same decision, same layout.
 ///
 /// Catalogs with renames take the full path: an old and a new id of one tab both written need last

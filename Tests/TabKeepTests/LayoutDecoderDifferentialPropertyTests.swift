@@ -6,7 +6,11 @@ import Testing
 /// The layout-only decoder against its slow twin, `TabBarDocument(decoding:)` then `layout(catalog:)`:
 /// the same valid and mutated bytes must be accepted and refused alike, and resolve to the same layout.
 @Suite("Layout decoder, differential")
-struct LayoutDecoderDifferentialTests {
+struct LayoutDecoderDifferentialPropertyTests {
+    static func replay(_ seed: UInt64) -> String {
+        replayLine(seed: seed, filter: "LayoutDecoderDifferentialPropertyTests")
+    }
+
     /// Catalogs with every placement, ids the documents lack, ids only old documents have, an old
     /// id listed as a tab of its own, a non-ASCII id, and none at all. None has a rename: for a
     /// renamed catalog `LayoutDecoder` hands off to the full decoder, and an arm with one would
@@ -175,7 +179,7 @@ struct LayoutDecoderDifferentialTests {
             }
             for (catalogIndex, catalog) in Self.catalogs.enumerated() {
                 let agrees = Self.agree(bytes, catalog)
-                #expect(agrees, "document \(index) (seed 0x1A700001), catalog \(catalogIndex)")
+                #expect(agrees, "document \(index), catalog \(catalogIndex), \(Self.replay(0x1A70_0001))")
                 if !agrees { return }
             }
         }
@@ -208,6 +212,15 @@ struct LayoutDecoderDifferentialTests {
             }
             let catalog = Self.catalogs[round % Self.catalogs.count]
             let agrees = Self.agree(bytes, catalog)
+            if !agrees {
+                let smallest = shrinkBytes(bytes) { !Self.agree($0, catalog) }
+                Issue.record(
+                    """
+                    round \(round): \(bytes)
+                    smallest input that still disagrees (\(smallest.count) of \(bytes.count) bytes): \(smallest)
+                    \(Self.replay(0x1A70_0003))
+                    """)
+            }
             #expect(agrees, "round \(round): \(bytes)")
             if !agrees { return }
             if (try? TabBarDocument(decoding: bytes)) != nil { accepted += 1 } else { refused += 1 }
@@ -221,7 +234,9 @@ struct LayoutDecoderDifferentialTests {
         for document in Self.validDocuments(count: 30, seed: 0x1A70_0004) {
             let bytes = document.encoded()
             for length in 0...bytes.count {
-                #expect(Self.agree(Array(bytes[..<length]), Self.catalogs[1]), "length \(length)")
+                #expect(
+                    Self.agree(Array(bytes[..<length]), Self.catalogs[1]),
+                    "length \(length), \(Self.replay(0x1A70_0004))")
             }
         }
     }

@@ -12,7 +12,9 @@ import Testing
 /// exactly the dump's documents, whether it starts empty (keys appended) or holds documents before,
 /// between and after the dump's (appends fall back to puts).
 @Suite("Restore in one pass")
-struct RestoreDifferentialTests {
+struct RestoreDifferentialPropertyTests {
+    static let replay = replayLine(seed: 0x4E57, filter: "RestoreDifferentialPropertyTests")
+
     let lines: DumpReaderTests
 
     init() {
@@ -91,21 +93,28 @@ struct RestoreDifferentialTests {
                 switch (checked, restored) {
                 case (.success(let summary), .success(let result)):
                     outcomes.insert("accepted")
-                    #expect(result.summary.documents == summary.documents, "round \(round)")
-                    #expect(result.summary.bytes == summary.bytes, "round \(round)")
+                    #expect(result.summary.documents == summary.documents, "round \(round) [\(Self.replay)]")
+                    #expect(result.summary.bytes == summary.bytes, "round \(round) [\(Self.replay)]")
                     let report = try target.verify()
-                    #expect(report.isSound, "round \(round) mode \(mode): \(report.problems)")
+                    #expect(
+                        report.isSound, "round \(round) [\(Self.replay)] mode \(mode): \(report.problems)")
                     if mode == .replace {
-                        #expect(try documentsStored(target) == documentsRead(path), "round \(round)")
+                        #expect(
+                            try documentsStored(target) == documentsRead(path),
+                            "round \(round) [\(Self.replay)]")
                     }
                 case (.failure(let expected), .failure(let error)):
                     outcomes.insert("refused")
                     // The same error, but for how far ahead a stamp is (it depends on when it is read).
-                    #expect(Self.timeless("\(error)") == Self.timeless("\(expected)"), "round \(round)")
                     #expect(
-                        try snapshot(target) == before, "round \(round): a refused restore changed the store")
+                        Self.timeless("\(error)") == Self.timeless("\(expected)"),
+                        "round \(round) [\(Self.replay)]")
+                    #expect(
+                        try snapshot(target) == before,
+                        "round \(round) [\(Self.replay)]: a refused restore changed the store")
                 default:
-                    Issue.record("round \(round) mode \(mode): check \(checked), restore \(restored)")
+                    Issue.record(
+                        "round \(round) [\(Self.replay)] mode \(mode): check \(checked), restore \(restored)")
                 }
             }
         }

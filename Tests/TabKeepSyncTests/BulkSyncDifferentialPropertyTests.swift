@@ -9,7 +9,18 @@ import Testing
 /// against a delta computed document by document from the public API, and one delta applied at
 /// once (its vectors read by one walk) against the same delta applied section by section (a range
 /// read each). Random stores and vectors, valid and past what the receiver holds.
-@Suite struct BulkSyncDifferentialTests {
+@Suite struct BulkSyncDifferentialPropertyTests {
+    /// The seeds of the store tests: `TABKEEP_BULK_SEED=N` replays one, `TABKEEP_BULK_SEEDS=N` runs N.
+    static let seeds = propertySeeds(one: "TABKEEP_BULK_SEED", many: "TABKEEP_BULK_SEEDS", defaultCount: 12)
+
+    /// How a failing test is run again alone: the vector test has one fixed seed.
+    static let vectorReplay = replayLine(seed: 0x7EC7, filter: "BulkSyncDifferentialPropertyTests")
+
+    static func replay(_ seed: Int) -> String {
+        replayLine(
+            seed: UInt64(seed), variable: "TABKEEP_BULK_SEED", filter: "BulkSyncDifferentialPropertyTests")
+    }
+
     @Test func aVersionVectorBehavesLikeADictionaryOfReplicas() {
         var random = SplitMix64(seed: 0x7EC7)
         for round in 0..<400 {
@@ -24,7 +35,9 @@ import Testing
                     model[replica] = sequence == 0 ? nil : sequence
                 case 2:
                     let dot = Dot(replica: replica, sequence: 1 + random.next() % 6)
-                    #expect(vector.contains(dot) == (dot.sequence <= model[replica] ?? 0), "round \(round)")
+                    #expect(
+                        vector.contains(dot) == (dot.sequence <= model[replica] ?? 0),
+                        "round \(round), \(Self.vectorReplay)")
                 default:
                     var otherModel: [ReplicaID: UInt64] = [:]
                     for _ in 0..<Int(random.next() % 5) {
@@ -35,11 +48,15 @@ import Testing
                         model[replica] = sequence
                     }
                 }
-                #expect(vector.replicas == model.keys.sorted(), "round \(round)")
-                #expect(vector.replicas.allSatisfy { vector[$0] == model[$0] }, "round \(round)")
-                #expect(vector.isEmpty == model.isEmpty, "round \(round)")
+                #expect(vector.replicas == model.keys.sorted(), "round \(round), \(Self.vectorReplay)")
+                #expect(
+                    vector.replicas.allSatisfy { vector[$0] == model[$0] },
+                    "round \(round), \(Self.vectorReplay)")
+                #expect(vector.isEmpty == model.isEmpty, "round \(round), \(Self.vectorReplay)")
                 let rebuilt = VersionVector(model)
-                #expect(vector == rebuilt && vector.hashValue == rebuilt.hashValue, "round \(round)")
+                #expect(
+                    vector == rebuilt && vector.hashValue == rebuilt.hashValue,
+                    "round \(round), \(Self.vectorReplay)")
             }
         }
     }
@@ -138,7 +155,7 @@ import Testing
         }
     }
 
-    @Test(arguments: 0..<12) func aStoreWideDeltaIsTheDeltaOfEachDocument(seed: Int) throws {
+    @Test(arguments: Self.seeds) func aStoreWideDeltaIsTheDeltaOfEachDocument(seed: Int) throws {
         let directory = TemporaryDirectory()
         var random = SplitMix64(seed: UInt64(seed) &+ 0xDE17A)
         let stores = try randomStores(&random, in: directory, seed: seed)
@@ -150,7 +167,8 @@ import Testing
                     let delta = try store.delta(after: peer, scope: scope, includeUnchanged: includeUnchanged)
                     let expected = try referenceDelta(
                         store, after: peer, scope: scope, includeUnchanged: includeUnchanged)
-                    #expect(delta.profiles == expected, "seed \(seed) scope \(scope) \(includeUnchanged)")
+                    #expect(
+                        delta.profiles == expected, "\(Self.replay(seed)) scope \(scope) \(includeUnchanged)")
                 }
             }
         }
@@ -164,7 +182,7 @@ import Testing
         }
     }
 
-    @Test(arguments: 0..<12) func oneDeltaAppliedAtOnceEqualsItAppliedSectionBySection(seed: Int) throws {
+    @Test(arguments: Self.seeds) func oneDeltaAppliedAtOnceEqualsItAppliedSectionBySection(seed: Int) throws {
         let directory = TemporaryDirectory()
         var random = SplitMix64(seed: UInt64(seed) &+ 0xA991)
         let stores = try randomStores(&random, in: directory, seed: seed)
@@ -185,11 +203,12 @@ import Testing
         let atOnce = Result { try copies[0].apply(delta) }
         if case .failure(let error) = atOnce {
             guard case .missingHistory = error as? TabKeepError else {
-                Issue.record("seed \(seed): \(error)")
+                Issue.record("\(Self.replay(seed)): \(error)")
                 return
             }
             #expect(
-                try recordChecksum(copies[0]) == before, "seed \(seed): a refused delta changed the store")
+                try recordChecksum(copies[0]) == before,
+                "\(Self.replay(seed)): a refused delta changed the store")
         }
         var refusedSections = 0
         for section in delta.profiles {
@@ -201,12 +220,12 @@ import Testing
         }
         switch atOnce {
         case .success:
-            #expect(refusedSections == 0, "seed \(seed)")
-            #expect(try documentBytes(copies[0]) == documentBytes(copies[1]), "seed \(seed)")
-            #expect(try copies[0].versionVectors() == copies[1].versionVectors(), "seed \(seed)")
-            #expect(try copies[0].verify().isSound, "seed \(seed)")
+            #expect(refusedSections == 0, "\(Self.replay(seed))")
+            #expect(try documentBytes(copies[0]) == documentBytes(copies[1]), "\(Self.replay(seed))")
+            #expect(try copies[0].versionVectors() == copies[1].versionVectors(), "\(Self.replay(seed))")
+            #expect(try copies[0].verify().isSound, "\(Self.replay(seed))")
         case .failure:
-            #expect(refusedSections > 0, "seed \(seed)")
+            #expect(refusedSections > 0, "\(Self.replay(seed))")
         }
         if seed % 4 == 1 {
             try expectTheWalkAgrees(
@@ -231,16 +250,19 @@ import Testing
         let records = try walked.environment.read { txn in try txn.count(walked.versions) }
         #expect(
             inOrder.profiles != delta.profiles && inOrder.profiles.count * 16 >= records,
-            "seed \(seed): \(inOrder.profiles.count) sections, \(records) records: not the two paths")
+            "\(Self.replay(seed)): \(inOrder.profiles.count) sections, \(records) records: not the two paths")
         let before = try recordChecksum(walked)
         let walkedOutcome = outcome(Result { try walked.apply(inOrder) })
-        #expect(walkedOutcome == rangedOutcome, "seed \(seed): walked and ranged differ")
+        #expect(walkedOutcome == rangedOutcome, "\(Self.replay(seed)): walked and ranged differ")
         if rangedOutcome.hasPrefix("applied") {
             #expect(
-                try documentBytes(walked) == documentBytes(ranged), "seed \(seed): walked and ranged differ")
-            #expect(try walked.versionVectors() == ranged.versionVectors(), "seed \(seed)")
+                try documentBytes(walked) == documentBytes(ranged),
+                "\(Self.replay(seed)): walked and ranged differ")
+            #expect(try walked.versionVectors() == ranged.versionVectors(), "\(Self.replay(seed))")
         } else {
-            #expect(try recordChecksum(walked) == before, "seed \(seed): a refused delta changed the store")
+            #expect(
+                try recordChecksum(walked) == before,
+                "\(Self.replay(seed)): a refused delta changed the store")
         }
     }
 }
