@@ -9,7 +9,8 @@ extension Bench {
 
     /// first-layout: from nothing open to the first layout in hand, warm page cache — TabKeep's
     /// `TabKeepStore(path:)` + `layout(profile)` against `sqlite3_open_v2` + prepare + step,
-    /// `UserDefaults(suiteName:)` + a read, a JSON file read + decode, and raw LMDB's open + get;
+    /// `UserDefaults(suiteName:)` + a read, a JSON file read + decode, and raw LMDB's read-only open + get
+    /// (with its lock file and with `MDB_NOLOCK`);
     /// TabKeep's in a store of each locking mode.
     /// Every operation also closes what it opened (so the next one starts from nothing again).
     func firstLayout() throws {
@@ -58,7 +59,10 @@ extension Bench {
                 sink &+= try JSONDecoder().decode(StoredLayout.self, from: data).order.count
             },
             Contender(name: "raw LMDB") { [unowned self] i in
-                sink &+= try RawLMDB(path: rawPath, mode: .full).get(keys[i % keys.count])
+                sink &+= try RawLMDB.firstRead(path: rawPath, key: keys[i % keys.count])
+            },
+            Contender(name: "raw LMDB NOLOCK") { [unowned self] i in
+                sink &+= try RawLMDB.firstRead(path: rawPath, key: keys[i % keys.count], locking: .noLock)
             },
         ]
         let samples = try interleave(contenders, seconds: options.seconds)
@@ -67,7 +71,9 @@ extension Bench {
             "UserDefaults":
                 "UserDefaults(suiteName:) + data(forKey:); Foundation keeps the suite cached in process",
             "JSON file": "Data(contentsOf:) + JSONDecoder of the resolved layout",
-            "raw LMDB": "mdb_env_open + dbi_open txn + get + mdb_env_close: the bytes only",
+            "raw LMDB":
+                "read-only mdb_env_open + read txn (dbi_open, get) + mdb_env_close: the least a first read takes",
+            "raw LMDB NOLOCK": "the same with MDB_NOLOCK, as a per-transaction store opens",
         ]
         for (_, locking) in storePaths {
             notes[tabKeepName("TabKeep", locking)] =

@@ -109,7 +109,7 @@ final class RawLMDB: @unchecked Sendable {
         try check(rc, "mdb_put")
     }
 
-    private static func check(_ rc: Int32, _ call: String) throws {
+    static func check(_ rc: Int32, _ call: String) throws {
         guard rc != 0 else { return }
         throw BenchError("\(call): \(String(cString: mdb_strerror(rc)))")
     }

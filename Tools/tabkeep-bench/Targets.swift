@@ -58,6 +58,13 @@ extension Bench {
                     "first-layout ≤ SQLite WAL (\(mode))", ours <= sqlite,
                     String(format: "%@ vs %@: %.2f×", formatTime(ours), formatTime(sqlite), ours / sqlite))
             }
+            if let ours = median(first, firstScale, tabKeepName("TabKeep", locking)),
+                let json = median(first, firstScale, "JSON file")
+            {
+                check(
+                    "first-layout ≤ a JSON file read + decode (\(mode))", ours <= json,
+                    String(format: "%@ vs %@: %.2f×", formatTime(ours), formatTime(json), ours / json))
+            }
             let edit = Workload.durableEdit.rawValue
             let editScale = scaleLabel(editProfiles)
             for durability in [".full", ".metaAsync"] {
@@ -68,6 +75,13 @@ extension Bench {
                         "durable-edit ≤ 1.25× raw LMDB (\(durability), \(mode))", ours <= 1.25 * raw,
                         String(format: "%@ vs %@: %.2f×", formatTime(ours), formatTime(raw), ours / raw))
                 }
+            }
+            if let ours = median(edit, editScale, tabKeepName("TabKeep .full", locking)),
+                let sqlite = median(edit, editScale, "SQLite WAL FULL")
+            {
+                check(
+                    "durable-edit .full faster than SQLite WAL FULL (\(mode))", ours < sqlite,
+                    String(format: "%@ vs %@: %.2f×", formatTime(ours), formatTime(sqlite), ours / sqlite))
             }
             // Both rows of concurrent-edits: 8 writers in this process, and 4 processes.
             let concurrent = report.rows.filter { $0.workload == Workload.concurrentEdits.rawValue }
