@@ -33,8 +33,7 @@ extension TabKeepStore {
                 return true
             }
             if writer.pendingCount >= chunk { try write(writer.takeBytes()) }
-            try txn.forEach(documentsHandle) { key, value in
-                let documentKey = try DocumentKey(bytes: key)
+            try forEachStoredDocument(txn) { documentKey, value in
                 if let profiles, !profiles.contains(documentKey.profile) { return true }
                 let document: TabBarDocument
                 do throws(DocumentDecodingError) {

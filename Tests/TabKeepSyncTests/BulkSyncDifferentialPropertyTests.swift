@@ -131,7 +131,7 @@ import Testing
             let base = peer[profile] ?? VersionVector()
             if now == base && !includeUnchanged { return nil }
             var bars: Set<BarID> = []
-            let prefix = Array(profile.rawValue.utf8) + [0]
+            let prefix = store.dotRecordPrefix(profile)
             try store.environment.read { txn in
                 try txn.forEach(store.dots, in: .prefix(prefix)) { key, value in
                     let bytes = Array(key)
@@ -247,7 +247,7 @@ import Testing
         try walked.apply(try receiver.delta(after: [:], includeUnchanged: true))
         var inOrder = delta
         inOrder.profiles.sort { $0.profile < $1.profile }
-        let records = try walked.environment.read { txn in try txn.count(walked.versions) }
+        let records = try walked.environment.read { txn in try walked.versionRecordCount(txn) }
         #expect(
             inOrder.profiles != delta.profiles && inOrder.profiles.count * 16 >= records,
             "\(Self.replay(seed)): \(inOrder.profiles.count) sections, \(records) records: not the two paths")

@@ -20,10 +20,11 @@ extension TemporaryDirectory {
 }
 
 /// A CRC-32 of every record of every database of the store: equal exactly when the store's
-/// bytes are (meta, including the clock, documents, dots, versions and catalogs).
+/// bytes are (meta, including the clock, profiles — documents, dots and versions — catalogs and
+/// the change log, whose last record carries the clock an edit reached).
 func recordChecksum(_ store: TabKeepStore) throws -> UInt32 {
     var crc = CRC32()
-    for name in ["meta", "documents", "dots", "versions", "catalogs"] {
+    for name in ["meta", "profiles", "catalogs", "changes"] {
         let database = try store.environment.database(name)
         try store.environment.read { txn in
             try txn.forEach(database) { key, value in
@@ -44,8 +45,14 @@ func documentBytes(_ store: TabKeepStore) throws -> [DocumentKey: [UInt8]] {
     return result
 }
 
-/// The stored clock of a store's replica (the `meta` record "clock").
+/// The stored clock of a store's replica: the `meta` record "clock" and the clock in the change
+/// log's last record (schema 3's edits write only that).
 func storedClock(_ store: TabKeepStore) throws -> [UInt8]? {
     let meta = try store.environment.database("meta")
-    return try store.environment.read { txn in try txn.get(meta, key: Array("clock".utf8)) }
+    let changes = try store.environment.database("changes")
+    return try store.environment.read { txn in
+        let last = try txn.withCursor(changes) { cursor in try cursor.last().map { Array($0.value.prefix(8)) }
+        }
+        return (try txn.get(meta, key: Array("clock".utf8)) ?? []) + (last ?? [])
+    }
 }

@@ -87,12 +87,15 @@ struct StoreLayoutReadTests {
         let store = try TabKeepStore(path: directory.sub("store"))
         try store.registerCatalog(letterTabs)
         try store.edit(profile("p"), [.move(tab("d"), to: 0), .select(.tab(tab("c")))])
-        let documents = try store.environment.database("documents")
+        let documents = store.documentsDatabase
         let key = DocumentKey(profile: profile("p"), bar: .main)
-        let good = try #require(try store.environment.read { txn in try txn.get(documents, key: key.bytes) })
+        let good = try #require(
+            try store.environment.read { txn in try txn.get(documents, key: store.documentRecordKey(key)) })
         // A truncation, a wrong format byte and a trailing byte: each refused with the full decoder's words.
         for bad in [Array(good.dropLast()), [9] + good.dropFirst(), good + [0]] {
-            try store.environment.write { txn in try txn.put(documents, key: key.bytes, value: bad) }
+            try store.environment.write { txn in
+                try txn.put(documents, key: store.documentRecordKey(key), value: bad)
+            }
             let expected = try #require(throws: DocumentDecodingError.self) {
                 try TabBarDocument(decoding: bad)
             }

@@ -217,10 +217,10 @@ struct StoreTests {
         let store = try open()
         try store.registerCatalog(letterTabs)
         for name in ["a", "b", "c"] { try store.edit(profile(name), .move(tab("d"), to: 0)) }
-        let documents = try store.environment.database("documents")
+        let documents = store.documentsDatabase
         let key = DocumentKey(profile: profile("b"), bar: .main)
         try store.environment.write { txn in
-            try txn.put(documents, key: key.bytes, value: [0xFF, 0x13, 0x37])
+            try txn.put(documents, key: store.documentRecordKey(key), value: [0xFF, 0x13, 0x37])
         }
         let error = #expect(throws: TabKeepError.self) { try store.layout(profile("b")) }
         guard case .corruptDocument(let reported, _) = error else {
@@ -347,10 +347,11 @@ struct StoreImportTests {
         let store = try open("store")
         for name in ["a", "b", "c"] { try store.edit(profile(name), .move(tab("d"), to: 0)) }
         let good = try documents(store)
-        let documentsDatabase = try store.environment.database("documents")
+        let documentsDatabase = store.documentsDatabase
         for name in ["b", "c"] {
             let key = DocumentKey(profile: profile(name), bar: .main)
-            try store.environment.write { txn in try txn.put(documentsDatabase, key: key.bytes, value: [0xFF])
+            try store.environment.write { txn in
+                try txn.put(documentsDatabase, key: store.documentRecordKey(key), value: [0xFF])
             }
         }
         let report = try importing(Array(good.prefix(2)), into: store)

@@ -33,9 +33,10 @@ struct AllOrNothingTests {
         ])
         do {
             let opened = try TabKeepStore(path: store)
-            let documents = try opened.environment.database("documents")
+            let documents = opened.documentsDatabase
+            let side = DocumentKey(profile: try ProfileID("alice"), bar: try BarID("side"))
             try opened.environment.write { txn in
-                try txn.put(documents, key: Array("alice".utf8) + [0] + Array("side".utf8), value: [0xFF])
+                try txn.put(documents, key: opened.documentRecordKey(side), value: [0xFF])
             }
         }
         let before = try dataBytes(store)

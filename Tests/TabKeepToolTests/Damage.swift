@@ -3,13 +3,16 @@ import TabKeep
 
 /// Breaks a store on purpose, through the raw databases, so `verify` has something to find.
 enum Damage {
-    /// Deletes the first row of `dots`.
+    /// Deletes the first dot record.
     static func deleteFirstDot(in path: String) throws {
         let store = try TabKeepStore(path: path)
-        let dots = try store.environment.database("dots")
         try store.environment.write { txn in
-            let first = try txn.records(dots).first!
-            _ = try txn.delete(dots, key: first.key)
+            var first: [UInt8]?
+            try store.forEachDotRecord(txn) { key, _ in
+                first = Array(key)
+                return false
+            }
+            _ = try txn.delete(store.dotsDatabase, key: first!)
         }
     }
 }

@@ -12,12 +12,12 @@ struct InteropTests {
         try Tool.ok(["set", store, "--profile", "alice", "--catalog", appTabsSpec, "--move", "help=1"])
         let stat = try Tool.run(["-a", store], executable: mdbStat)
         #expect(stat.status == 0, "\(stat.stderr)")
-        for name in ["meta", "documents", "dots", "versions", "catalogs"] {
+        for name in ["meta", "profiles", "catalogs", "changes"] {
             #expect(stat.stdout.contains("Status of \(name)"), "mdb_stat lists \(name)")
         }
         let dump = try Tool.run(["-a", store], executable: mdbDump)
         #expect(dump.status == 0, "\(dump.stderr)")
-        #expect(dump.stdout.contains("database=documents") && dump.stdout.contains("database=dots"))
+        #expect(dump.stdout.contains("database=profiles") && dump.stdout.contains("database=catalogs"))
         #expect(dump.stdout.contains("VERSION=3"))
     }
 

@@ -127,7 +127,7 @@ struct ReadOnlyCommandTests {
     /// A copy of the store's records, record by record, without some databases, or with one empty:
     /// the damage a bad tool or a half-restored file leaves.
     func copy(from source: String, to target: String, leavingOut: Set<String>, emptying: String?) throws {
-        let names = ["meta", "documents", "dots", "versions", "catalogs", "changes"]
+        let names = ["meta", "profiles", "catalogs", "changes"]
         do {
             let from = try Environment.open(path: source, configuration: Configuration(databases: names))
             let kept = names.filter { !leavingOut.contains($0) }
@@ -172,9 +172,9 @@ struct ReadOnlyCommandTests {
         let directory = TemporaryDirectory()
         let healthy = directory.sub("healthy")
         try healthyStore(healthy)
-        let store = directory.sub("no-dots")
-        try copy(from: healthy, to: store, leavingOut: ["dots"], emptying: nil)
-        let messages = try runEveryCommand(on: store, in: directory, expecting: 1, "no dots")
-        #expect(messages.allSatisfy { $0.contains("the store has no \"dots\" database") }, "\(messages)")
+        let store = directory.sub("no-profiles")
+        try copy(from: healthy, to: store, leavingOut: ["profiles"], emptying: nil)
+        let messages = try runEveryCommand(on: store, in: directory, expecting: 1, "no profiles")
+        #expect(messages.allSatisfy { $0.contains("the store has no \"profiles\" database") }, "\(messages)")
     }
 }

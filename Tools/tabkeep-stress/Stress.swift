@@ -43,6 +43,7 @@ enum Stress {
             case "snapshot-reader": return try Snapshot.read(store: store, options: options)
             case "commits": return try Commits.run(store: store, options: options)
             case "contend": return try Contend.run(store: store, options: options)
+            case "migrate": return try Migrate.run(directory: store, fixture: options.positional(0))
             default:
                 Line.error(usage)
                 return 2

@@ -121,21 +121,19 @@ extension TabKeepStore {
 
     /// The last change-log revision.
     func lastRevision() throws -> UInt64 {
-        try environment.read { txn in
-            try txn.get(meta, key: Records.MetaKey.revision).flatMap(Records.uint64) ?? 0
-        }
+        try environment.read { txn in try currentRevision(txn) }
     }
 
     /// The last revision now, and every change-log record past `revision`: a range scan, so its
     /// cost grows with the change, not with the store.
     func changesPast(_ revision: UInt64) throws -> (UInt64, [(UInt64, DocumentKey)]) {
         try environment.read { txn in
-            let now = try txn.get(meta, key: Records.MetaKey.revision).flatMap(Records.uint64) ?? 0
+            let now = try currentRevision(txn)
             var found: [(UInt64, DocumentKey)] = []
             guard now > revision, let changeLog else { return (now, found) }
             try txn.forEach(changeLog, in: KeyRange(from: Records.bigEndian(revision + 1), to: nil)) {
                 key, value in
-                if let number = Records.uint64(key) { found.append((number, try DocumentKey(bytes: value))) }
+                if let number = Records.uint64(key) { found.append((number, try changedKey(value))) }
                 return true
             }
             return (now, found)

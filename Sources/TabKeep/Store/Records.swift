@@ -1,20 +1,41 @@
 /// How the store lays its records out in LMDB (DESIGN.md §4).
 ///
-/// Schema 2 makes a profile the unit of replication: `dots` and `versions` are keyed by profile
-/// first, so one profile's version vector and its dots past a peer's vector are range scans under
-/// that profile alone.
+/// Schema 3 keeps each profile's records together in one tree, `profiles`, keyed profile ‖ 0x00 ‖
+/// tag: `d` + bar → the document, `o` + replica (8 BE) + sequence (8 BE) → the bar holding that
+/// dot, `v` + replica (8 BE) → the profile's version-vector entry. An edit writes one leaf of that
+/// tree and the change log, and nothing in `meta`: the clock rides in each change-log record
+/// (clock (8 BE) ‖ document key) and the revision is the log's last key.
+///
+/// Schemas 1 and 2 kept documents, dots and versions in three databases (`documents`, `dots`,
+/// `versions`); a writing open migrates them, a read-only open reads them where they are.
 enum Records {
     static let meta = "meta"
-    static let documents = "documents"
-    static let dots = "dots"
-    static let versions = "versions"
+    /// Schema 3's one tree of every profile's documents, dots and versions.
+    static let profiles = "profiles"
     static let catalogs = "catalogs"
     /// The store-wide change log that `changes()` polls for other processes' commits.
     static let changes = "changes"
-    static let all = [meta, documents, dots, versions, catalogs, changes]
+    /// The databases of a schema-3 store, in the order `statistics()` lists them.
+    static let all = [meta, profiles, catalogs, changes]
 
-    /// The schema this version writes and reads (1 is migrated on open).
-    static let schemaVersion = 2
+    /// Schemas 1 and 2: documents, dots and versions in databases of their own.
+    static let documents = "documents"
+    static let dots = "dots"
+    static let versions = "versions"
+    /// The databases an open of a schema-1 or schema-2 store opens (to read, or to migrate).
+    static let legacy = [meta, documents, dots, versions, catalogs, changes, profiles]
+    /// Room for every database either layout names, so both configurations share an environment.
+    static let maxDatabases = 8
+
+    /// The schema this version writes and reads (1 and 2 are migrated by a writing open).
+    static let schemaVersion = 3
+
+    /// The tag after profile ‖ 0x00 of each kind of record in `profiles`.
+    enum Tag {
+        static let document: UInt8 = 0x64  // "d"
+        static let dot: UInt8 = 0x6F  // "o"
+        static let version: UInt8 = 0x76  // "v"
+    }
 
     enum MetaKey {
         static let schema = Array("schema".utf8)
@@ -52,57 +73,6 @@ enum Records {
     static func uint64(_ bytes: some Collection<UInt8>) -> UInt64? {
         guard bytes.count == 8 else { return nil }
         return bytes.reduce(0) { $0 << 8 | UInt64($1) }
-    }
-
-    /// profile ‖ 0x00: the prefix of every `dots` and `versions` key of one profile.
-    static func profilePrefix(_ profile: ProfileID) -> [UInt8] {
-        profilePrefix(profile, reserving: 0)
-    }
-
-    /// profile ‖ 0x00, with room for `extra` more bytes: keys are built in one array.
-    private static func profilePrefix(_ profile: ProfileID, reserving extra: Int) -> [UInt8] {
-        var key: [UInt8] = []
-        key.reserveCapacity(profile.rawValue.utf8.count + 1 + extra)
-        key.append(contentsOf: profile.rawValue.utf8)
-        key.append(0)
-        return key
-    }
-
-    /// The `dots` key: profile ‖ 0x00 ‖ origin (8 bytes BE) ‖ sequence (8 bytes BE), so one
-    /// replica's dots in one profile are contiguous and in sequence order.
-    static func dotKey(_ profile: ProfileID, _ dot: Dot) -> [UInt8] {
-        var key = profilePrefix(profile, reserving: 16)
-        appendBigEndian(dot.replica.rawValue, to: &key)
-        appendBigEndian(dot.sequence, to: &key)
-        return key
-    }
-
-    /// The profile and dot of a `dots` key, or nil when malformed.
-    static func dot(from key: some Collection<UInt8>) -> (ProfileID, Dot)? {
-        let bytes = Array(key)
-        guard bytes.count > 17, bytes[bytes.count - 17] == 0,
-            let profile = try? ProfileID(String(decoding: bytes[..<(bytes.count - 17)], as: UTF8.self)),
-            let replica = uint64(bytes[(bytes.count - 16)..<(bytes.count - 8)]),
-            let sequence = uint64(bytes[(bytes.count - 8)...]), sequence > 0
-        else { return nil }
-        return (profile, Dot(replica: ReplicaID(rawValue: replica), sequence: sequence))
-    }
-
-    /// The `versions` key: profile ‖ 0x00 ‖ replica (8 bytes BE).
-    static func versionKey(_ profile: ProfileID, _ replica: ReplicaID) -> [UInt8] {
-        var key = profilePrefix(profile, reserving: 8)
-        appendBigEndian(replica.rawValue, to: &key)
-        return key
-    }
-
-    /// The profile and replica of a `versions` key, or nil when malformed.
-    static func version(from key: some Collection<UInt8>) -> (ProfileID, ReplicaID)? {
-        let bytes = Array(key)
-        guard bytes.count > 9, bytes[bytes.count - 9] == 0,
-            let profile = try? ProfileID(String(decoding: bytes[..<(bytes.count - 9)], as: UTF8.self)),
-            let replica = uint64(bytes[(bytes.count - 8)...]), replica != 0
-        else { return nil }
-        return (profile, ReplicaID(rawValue: replica))
     }
 
     /// The most change-log records kept; older ones are dropped as new ones come.

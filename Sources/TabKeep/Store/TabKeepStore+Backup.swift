@@ -11,7 +11,8 @@ extension TabKeepStore {
             try environment.backup(to: destination, compact: compact)
             let copy = try Environment.open(
                 path: destination,
-                configuration: Configuration(databases: Records.all, durability: .full))
+                configuration: Configuration(
+                    databases: Records.all, maxDatabases: Records.maxDatabases, durability: .full))
             let meta = try copy.database(Records.meta)
             let original = replicaID
             try copy.write { txn in

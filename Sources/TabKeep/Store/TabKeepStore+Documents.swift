@@ -7,7 +7,8 @@ extension TabKeepStore {
 
     /// The stored document of `key`, or nil.
     func loadDocument(_ txn: borrowing Transaction, _ key: DocumentKey) throws -> TabBarDocument? {
-        try txn.withValue(documents, key: key.bytes) { bytes throws(TabKeepError) -> TabBarDocument? in
+        try txn.withValue(documents, key: spaces.documentKey(key)) {
+            bytes throws(TabKeepError) -> TabBarDocument? in
             guard let bytes else { return nil }
             do throws(DocumentDecodingError) {
                 return try TabBarDocument(decoding: bytes)
@@ -30,7 +31,7 @@ extension TabKeepStore {
         previous: TabBarDocument?,
         raising raises: inout VersionRaises, appending: Bool = false
     ) throws -> [Dot] {
-        let keyBytes = key.bytes
+        let keyBytes = spaces.documentKey(key)
         let bar = Array(key.bar.rawValue.utf8)
         let new = Self.unique(document.dots)
         let old = previous.map { Self.unique($0.dots) } ?? []
@@ -43,12 +44,12 @@ extension TabKeepStore {
         while oldIndex < old.count || newIndex < new.count {
             if newIndex == new.count || (oldIndex < old.count && old[oldIndex] < new[newIndex]) {
                 let dot = old[oldIndex]
-                if dot != keptClear { try txn.delete(dots, key: Records.dotKey(key.profile, dot)) }
+                if dot != keptClear { try txn.delete(dots, key: spaces.dotKey(key.profile, dot)) }
                 oldIndex += 1
             } else if oldIndex == old.count || new[newIndex] < old[oldIndex] {
                 let dot = new[newIndex]
                 try Self.put(
-                    txn, dots, key: Records.dotKey(key.profile, dot), value: bar, appending: appending)
+                    txn, dots, key: spaces.dotKey(key.profile, dot), value: bar, appending: appending)
                 // Added dots are sorted: each replica's last one is its highest, raised once.
                 if let last = added.last, last.replica != dot.replica {
                     raises.raise(key.profile, last.replica, to: last.sequence)
@@ -105,11 +106,23 @@ extension TabKeepStore {
         raising raises: inout VersionRaises
     ) throws -> [Dot] {
         guard let dot = Self.clearDot(incoming), dot != Self.clearDot(merged) else { return [] }
-        let dotKey = Records.dotKey(key.profile, dot)
+        let dotKey = spaces.dotKey(key.profile, dot)
         guard try txn.get(dots, key: dotKey) == nil else { return [] }
         try txn.put(dots, key: dotKey, value: Array(key.bar.rawValue.utf8))
         raises.raise(key.profile, dot.replica, to: dot.sequence)
         return [dot]
+    }
+
+    /// Calls `body` with every document record (of `profile`, or of every profile) in key order.
+    func forEachDocumentRecord(
+        _ txn: borrowing Transaction, of profile: ProfileID?,
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        if let profile {
+            try txn.forEach(documents, in: .prefix(spaces.documentPrefix(profile)), body)
+        } else {
+            try spaces.forEach(txn, Records.Tag.document, body)
+        }
     }
 
     // MARK: Reads
@@ -125,7 +138,7 @@ extension TabKeepStore {
         let key = DocumentKey(profile: profile, bar: bar)
         return try read { txn in
             let resolvedCatalog = try catalog ?? registeredCatalog(txn, bar: bar)
-            return try key.withBytes { keyBytes in
+            return try spaces.withDocumentKey(key) { keyBytes in
                 try txn.withValue(documents, rawKey: keyBytes) { bytes throws(TabKeepError) -> Layout in
                     guard let bytes else { return TabBarDocument().layout(catalog: resolvedCatalog) }
                     return try LayoutDecoder.layout(
@@ -152,19 +165,20 @@ extension TabKeepStore {
 
     /// The bars of `profile` that hold something, in key order.
     public func bars(of profile: ProfileID) throws(TabKeepError) -> [BarID] {
-        try documentKeys(prefix: Array(profile.rawValue.utf8) + [0]).map(\.bar)
+        try documentKeys(profile: profile).map(\.bar)
     }
 
-    /// The keys of documents that hold entries (an erased bar keeps only its clear, and is left out).
-    func documentKeys(prefix: [UInt8] = []) throws(TabKeepError) -> [DocumentKey] {
-        return try read { txn in try documentKeys(txn, prefix: prefix) }
+    /// The keys of documents (of `profile`, or of every profile) that hold entries (an erased bar
+    /// keeps only its clear, and is left out).
+    func documentKeys(profile: ProfileID? = nil) throws(TabKeepError) -> [DocumentKey] {
+        return try read { txn in try documentKeys(txn, profile: profile) }
     }
 
     /// The keys of documents that hold entries, as `txn` sees them.
-    func documentKeys(_ txn: borrowing Transaction, prefix: [UInt8]) throws -> [DocumentKey] {
+    func documentKeys(_ txn: borrowing Transaction, profile: ProfileID?) throws -> [DocumentKey] {
         var keys: [DocumentKey] = []
-        try txn.forEach(documents, in: .prefix(prefix)) { key, value in
-            let documentKey = try DocumentKey(bytes: key)
+        try forEachDocumentRecord(txn, of: profile) { key, value in
+            let documentKey = try spaces.documentKey(from: key)
             let document: TabBarDocument
             do {
                 document = try TabBarDocument(decoding: value)

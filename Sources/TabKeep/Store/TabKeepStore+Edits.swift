@@ -45,7 +45,7 @@ extension TabKeepStore {
     @discardableResult
     public func erase(_ profile: ProfileID) throws(TabKeepError) -> [BarID] {
         let (requests, _) = try commit(allOrNothing: true) { txn in
-            try documentKeys(txn, prefix: Array(profile.rawValue.utf8) + [0]).map {
+            try documentKeys(txn, profile: profile).map {
                 EditRequest(key: $0, catalog: .empty, edits: [.reset])
             }
         }
@@ -96,8 +96,8 @@ extension TabKeepStore {
     /// The bars of `profile` with a stored document, erased ones included.
     func barsOf(_ txn: borrowing Transaction, _ profile: ProfileID) throws -> [BarID] {
         var bars: [BarID] = []
-        try txn.forEach(documents, in: .prefix(Array(profile.rawValue.utf8) + [0])) { key, _ in
-            bars.append(try DocumentKey(bytes: key).bar)
+        try txn.forEach(documents, in: .prefix(spaces.documentPrefix(profile))) { key, _ in
+            bars.append(try spaces.documentKey(from: key).bar)
             return true
         }
         return bars

@@ -47,7 +47,7 @@ extension TabKeepStore {
 
     /// Reads `meta` in one read transaction, writing it first when the store is new.
     static func initializeMeta(
-        _ env: Environment, meta: Database, documents: Database, readOnly: Bool
+        _ env: Environment, meta: Database, readOnly: Bool
     )
         throws(TabKeepError)
         -> OpenedMeta

@@ -184,8 +184,8 @@ extension TabKeepStore {
                 var bars: [BarID] = []
                 for element in now.storage where element.sequence > base[element.replica] {
                     var range = KeyRange.prefix(
-                        Records.profilePrefix(profile) + Records.bigEndian(element.replica.rawValue))
-                    range.lower = Records.dotKey(
+                        spaces.dotPrefix(profile) + Records.bigEndian(element.replica.rawValue))
+                    range.lower = spaces.dotKey(
                         profile, Dot(replica: element.replica, sequence: base[element.replica] + 1))
                     try txn.forEach(dots, in: range) { _, value in
                         rows += 1
@@ -410,8 +410,8 @@ extension TabKeepStore {
         _ body: (DocumentKey, Result<TabBarDocument, TabKeepError>) throws -> Void
     ) throws(TabKeepError) {
         try read { txn in
-            try txn.forEach(documents) { key, value in
-                let documentKey = try DocumentKey(bytes: key)
+            try forEachDocumentRecord(txn, of: nil) { key, value in
+                let documentKey = try spaces.documentKey(from: key)
                 do {
                     try body(documentKey, .success(try TabBarDocument(decoding: value)))
                 } catch let error as DocumentDecodingError {
@@ -485,12 +485,12 @@ extension TabKeepStore {
                         var writer = try loadWriteState(txn)
                         var fresh: ReplicaID?
                         var raises = VersionRaises()
-                        var fed = FedKeys(ordered: keyOrdered)
+                        var fed = FedKeys(ordered: keyOrdered, spaces: spaces)
                         if mode == .replace {
                             // Every document fed writes all its dots again; the documents stay until the feed
                             // passes them, so each fed one is compared with what was stored.
-                            try txn.removeAll(dots)
-                            try txn.removeAll(versions)
+                            try spaces.removeAll(txn, Records.Tag.dot)
+                            try spaces.removeAll(txn, Records.Tag.version)
                             if !dryRun {
                                 fresh = try takeFreshIdentity(txn)
                                 writer = ReplicaWriteState(id: fresh!, clock: writer.clock)
@@ -585,24 +585,25 @@ extension TabKeepStore {
         keeping keep: (DocumentKey) -> Bool
     ) throws -> Int {
         var removed = 0
-        var range = range
+        var lower = range.lower
         while true {
             var batch: [[UInt8]] = []
             var lastVisited: [UInt8]?
             var reachedEnd = true
-            try txn.forEach(documents, in: range) { key, _ in
+            try spaces.forEach(txn, Records.Tag.document, from: lower) { key, _ in
+                guard range.contains(key) else { return false }
                 lastVisited = Array(key)
-                if !keep(try DocumentKey(bytes: key)) { batch.append(Array(key)) }
+                if !keep(try spaces.documentKey(from: key)) { batch.append(Array(key)) }
                 reachedEnd = batch.count < 256
                 return reachedEnd
             }
             for key in batch {
                 try txn.delete(documents, key: key)
-                log.record(try DocumentKey(bytes: key))
+                log.record(try spaces.documentKey(from: key))
             }
             removed += batch.count
             guard !reachedEnd, let lastVisited else { return removed }
-            range.lower = lastVisited + [0]  // the least key past the last one visited
+            lower = lastVisited + [0]  // the least key past the last one visited
         }
     }
 }
@@ -624,11 +625,13 @@ struct FedKeys {
     }
 
     private let ordered: Bool
+    private let spaces: RecordSpaces
     private var last: DocumentKey?
     private var all: Set<DocumentKey> = []
 
-    init(ordered: Bool) {
+    init(ordered: Bool, spaces: RecordSpaces) {
         self.ordered = ordered
+        self.spaces = spaces
     }
 
     mutating func admit(_ key: DocumentKey) throws -> Admission {
@@ -638,12 +641,13 @@ struct FedKeys {
             guard last < key else { throw ImportFeedOutOfOrder() }
         }
         defer { last = key }
-        return .first(passed: KeyRange(from: last.map { $0.bytes + [0] }, to: key.bytes))
+        return .first(
+            passed: KeyRange(from: last.map { spaces.documentKey($0) + [0] }, to: spaces.documentKey(key)))
     }
 
     /// The stored keys still to check once the feed is done.
     var rest: KeyRange {
-        ordered ? KeyRange(from: last.map { $0.bytes + [0] }, to: nil) : .all
+        ordered ? KeyRange(from: last.map { spaces.documentKey($0) + [0] }, to: nil) : .all
     }
 
     /// Whether `key` was fed (known out of order only: in order, `rest` holds no fed key).

@@ -10,7 +10,8 @@ public import LMDBKit
 public struct StoreStatistics: Hashable, Sendable {
     /// The figures of one of the store's LMDB databases.
     public struct DatabaseFigures: Hashable, Sendable {
-        /// The database's name (`meta`, `documents`, `dots`, `versions`, `catalogs`, `changes`).
+        /// The database's name (`meta`, `profiles`, `catalogs`, `changes`; a schema-1 or schema-2
+        /// store opened read-only has `documents`, `dots` and `versions` instead of `profiles`).
         public var name: String
         /// Its B-tree figures, as `mdb_stat` gives them.
         public var statistics: DatabaseStatistics
@@ -25,6 +26,9 @@ public struct StoreStatistics: Hashable, Sendable {
     /// Each database the store has, in the store's order; a store of the first schema, opened
     /// read-only, has no `changes`.
     public var databases: [DatabaseFigures]
+    /// The stored documents, erased ones included (schema 3 keeps them in `profiles` with the
+    /// dots and versions, so no database's entries count them).
+    public var documents: Int = 0
 
     /// The entries of every database together.
     public var entries: Int { databases.reduce(0) { $0 + $1.statistics.entries } }
@@ -41,19 +45,32 @@ extension TabKeepStore {
     /// The store's LMDB figures: page size, map size, used bytes, and per database its B-tree
     /// depth, pages and entries. Wraps `mdb_env_info` and `mdb_stat`.
     public func statistics() throws(TabKeepError) -> StoreStatistics {
-        do throws(LMDBError) {
-            let info = try environment.info()
-            var databases: [StoreStatistics.DatabaseFigures] = []
-            for name in Records.all {
-                // A store of the first release, opened read-only, has no change log yet.
-                guard let database = try? environment.database(name) else { continue }
-                databases.append(.init(name: name, statistics: try environment.statistics(of: database)))
+        var figures = try { () throws(TabKeepError) -> StoreStatistics in
+            do throws(LMDBError) {
+                let info = try environment.info()
+                var databases: [StoreStatistics.DatabaseFigures] = []
+                // A read-only open of a schema-1 or schema-2 store lists the old layout's databases.
+                for name in spaces.tagged ? Records.all : Records.legacy {
+                    // A store of the first release, opened read-only, has no change log yet.
+                    guard let database = try? environment.database(name) else { continue }
+                    databases.append(.init(name: name, statistics: try environment.statistics(of: database)))
+                }
+                let figures = StoreStatistics(
+                    pageSize: info.pageSize, mapSize: info.mapSize, usedBytes: info.usedBytes,
+                    databases: databases)
+                return figures
+            } catch {
+                throw .storage(error)
             }
-            return StoreStatistics(
-                pageSize: info.pageSize, mapSize: info.mapSize, usedBytes: info.usedBytes,
-                databases: databases)
-        } catch {
-            throw .storage(error)
+        }()
+        figures.documents = try read { txn in
+            var count = 0
+            try spaces.forEach(txn, Records.Tag.document) { _, _ in
+                count += 1
+                return true
+            }
+            return count
         }
+        return figures
     }
 }

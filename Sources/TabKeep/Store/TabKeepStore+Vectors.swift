@@ -28,10 +28,10 @@ extension TabKeepStore {
     /// the store holds or has seen superseded.
     func readVector(_ txn: borrowing Transaction, of profile: ProfileID) throws -> VersionVector {
         var vector = VersionVector()
-        let prefix = Records.profilePrefix(profile)
+        let prefix = spaces.versionPrefix(profile)
         try txn.forEach(versions, in: .prefix(prefix)) { key, value in
-            let (profileCount, replica, sequence) = try Self.versionRecord(key, value)
-            guard profileCount + 1 == prefix.count else {
+            let (profileCount, replica, sequence) = try versionRecord(key, value)
+            guard profileCount + 1 + spaces.tagCount == prefix.count else {
                 throw TabKeepError.corruptMeta("malformed versions record")
             }
             Self.set(&vector, replica, sequence)
@@ -59,10 +59,11 @@ extension TabKeepStore {
             return try profiles.sorted().map { ($0, try readVector(txn, of: $0)) }
         case .all:
             var result: [(profile: ProfileID, vector: VersionVector)] = []
-            result.reserveCapacity(try txn.count(versions))  // at most one profile per record
+            // At most one profile per record (in the tagged tree, a rough bound: no reservation).
+            if !spaces.tagged { result.reserveCapacity(try txn.count(versions)) }
             var current: [UInt8] = []
-            try txn.forEach(versions) { key, value in
-                let (profileCount, replica, sequence) = try Self.versionRecord(key, value)
+            try spaces.forEach(txn, Records.Tag.version) { key, value in
+                let (profileCount, replica, sequence) = try versionRecord(key, value)
                 let profileBytes = UnsafeRawBufferPointer(rebasing: key[..<profileCount])
                 let same = current.withUnsafeBufferPointer {
                     IdentifierRules.compare($0, profileBytes.assumingMemoryBound(to: UInt8.self)) == 0
@@ -87,13 +88,15 @@ extension TabKeepStore {
     func readVectors(_ txn: borrowing Transaction, of profiles: [ProfileID]) throws -> [VersionVector] {
         guard let first = profiles.first else { return [] }
         let sorted = zip(profiles, profiles.dropFirst()).allSatisfy { $0 < $1 }
-        guard sorted, profiles.count * 16 >= (try txn.count(versions)) else {
+        // In the tagged tree, `versions` is counted with documents and dots: ~4 records a profile.
+        let records = try spaces.upperBound(txn, Records.Tag.version) / (spaces.tagged ? 4 : 1)
+        guard sorted, profiles.count * 16 >= records else {
             return try profiles.map { try readVector(txn, of: $0) }
         }
         var result = Array(repeating: VersionVector(), count: profiles.count)
         var index = 0
-        try txn.forEach(versions, in: KeyRange(from: Records.profilePrefix(first))) { key, value in
-            let (profileCount, replica, sequence) = try Self.versionRecord(key, value)
+        try spaces.forEach(txn, Records.Tag.version, from: spaces.versionPrefix(first)) { key, value in
+            let (profileCount, replica, sequence) = try versionRecord(key, value)
             let profileBytes = UnsafeRawBufferPointer(rebasing: key[..<profileCount])
             var order = Self.compare(profiles[index], profileBytes)
             while order < 0 {
@@ -112,7 +115,7 @@ extension TabKeepStore {
     /// vectors of a profile hold equal documents, so equal vectors over different digests prove
     /// that one of the vectors claims what its store lacks.
     func documentDigest(_ txn: borrowing Transaction, _ profile: ProfileID) throws -> UInt32 {
-        let prefix = Records.profilePrefix(profile)
+        let prefix = spaces.documentPrefix(profile)
         var crc = CRC32()
         try txn.forEach(documents, in: .prefix(prefix)) { key, value in
             let bar = UnsafeRawBufferPointer(rebasing: key[prefix.count...])
@@ -131,7 +134,7 @@ extension TabKeepStore {
     func provenVector(_ txn: borrowing Transaction, _ profile: ProfileID, own: ReplicaID, issued: UInt64)
         throws -> VersionVector
     {
-        let prefix = Records.profilePrefix(profile)
+        let prefix = spaces.dotPrefix(profile)
         var proven = VersionVector()
         try txn.forEach(dots, in: .prefix(prefix)) { key, _ in
             guard key.count == prefix.count + 16 else {
@@ -152,26 +155,29 @@ extension TabKeepStore {
     {
         let current = try readVector(txn, of: profile)
         for replica in current.replicas where vector[replica] == 0 {
-            try txn.delete(versions, key: Records.versionKey(profile, replica))
+            try txn.delete(versions, key: spaces.versionKey(profile, replica))
         }
         for element in vector.storage where element.sequence != current[element.replica] {
             try txn.put(
-                versions, key: Records.versionKey(profile, element.replica),
+                versions, key: spaces.versionKey(profile, element.replica),
                 value: Records.bigEndian(element.sequence))
         }
     }
 
-    /// A `versions` record's profile length, replica and sequence, checked as
-    /// `Records.version(from:)` checks it (the profile id itself is the caller's to check).
-    static func versionRecord(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> (
+    /// A version record's profile length, replica and sequence, checked as
+    /// `RecordSpaces.version(from:)` checks it (the profile id itself is the caller's to check).
+    func versionRecord(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> (
         profileCount: Int, replica: ReplicaID, sequence: UInt64
     ) {
-        guard key.count > 9, key[key.count - 9] == 0, value.count == 8 else {
+        let profileCount = key.count - 9 - spaces.tagCount
+        guard profileCount > 0, key[profileCount] == 0, value.count == 8,
+            !spaces.tagged || key[profileCount + 1] == Records.Tag.version
+        else {
             throw TabKeepError.corruptMeta("malformed versions record")
         }
-        let replica = bigEndian(key, at: key.count - 8)
+        let replica = Self.bigEndian(key, at: key.count - 8)
         guard replica != 0 else { throw TabKeepError.corruptMeta("malformed versions record") }
-        return (key.count - 9, ReplicaID(rawValue: replica), bigEndian(value, at: 0))
+        return (profileCount, ReplicaID(rawValue: replica), Self.bigEndian(value, at: 0))
     }
 
     /// Sets a replica's entry read in key order (replicas increasing), falling back to the

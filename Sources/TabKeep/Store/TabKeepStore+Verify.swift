@@ -29,9 +29,10 @@ extension TabKeepStore {
     /// does not hold. It writes nothing, not even to repair. A store changed only through this API
     /// and the tool always verifies clean.
     ///
-    /// - `meta`: schema 2, a nonzero replica id (the open one), a clock, a creation time, and a
+    /// - `meta`: schema 3 (2 in a read-only open of a schema-2 store), a nonzero replica id (the open one), a clock, a creation time, and a
     ///   well-formed identity history and change-log revision.
-    /// - `documents`: every key is profile ‖ 0x00 ‖ bar, every value decodes and holds the
+    /// - `profiles` (schema 3): every key is profile ‖ 0x00 ‖ a tag (`d`, `o` or `v`) ‖ the rest.
+    /// - documents: every key is profile ‖ 0x00 ‖ (d) ‖ bar, every value decodes and holds the
     ///   document invariants (tombstones exactly where the clear covers).
     /// - `dots`: every dot of every document has a row under the document's profile naming its bar;
     ///   every row names a document that holds that dot — or, for the dot of a clear that lost to
@@ -50,7 +51,7 @@ extension TabKeepStore {
 
         if let schema = try txn.get(meta, key: Records.MetaKey.schema).flatMap(Records.uint64), schema == 1 {
             problem(
-                "schema 1 (the first release's layout, not yet migrated): open the store for writing once (an app, or tabkeep set) to migrate it to schema 2"
+                "schema 1 (the first release's layout, not yet migrated): open the store for writing once (an app, or tabkeep set) to migrate it to schema 3"
             )
             return report
         }
@@ -68,8 +69,10 @@ extension TabKeepStore {
                 problem("meta: \"\(name)\" is \(bytes.count) bytes, not 8")
                 continue
             }
-            if name == "schema" && value != UInt64(Records.schemaVersion) {
-                problem("meta: schema \(value), not \(Records.schemaVersion)")
+            // A read-only open reads a schema-2 store where it is (a writing open migrates it).
+            let expected = spaces.tagged ? UInt64(Records.schemaVersion) : 2
+            if name == "schema" && value != expected {
+                problem("meta: schema \(value), not \(expected)")
             }
             if name == "replica" && value == 0 { problem("meta: replica id is 0") }
             // Another process may have given the store a fresh id (a replace restore): not damage.
@@ -89,11 +92,25 @@ extension TabKeepStore {
 
         if changeLog == nil { problem("the \"changes\" database is missing") }
 
+        // profiles: every key is profile ‖ 0x00 ‖ a known tag ‖ the rest
+        if spaces.tagged {
+            let known = [Records.Tag.document, Records.Tag.dot, Records.Tag.version]
+            try txn.forEach(documents) { key, _ in
+                guard let separator = key.firstIndex(of: 0), separator > 0, separator + 1 < key.count,
+                    known.contains(key[separator + 1])
+                else {
+                    problem("profiles: a \(key.count)-byte key that is not profile‖0‖d, o or v‖…")
+                    return true
+                }
+                return true
+            }
+        }
+
         // versions
         var vectors: [ProfileID: VersionVector] = [:]
         var replicas: Set<ReplicaID> = []
-        try txn.forEach(versions) { key, value in
-            guard let (profile, replica) = Records.version(from: key), let sequence = Records.uint64(value)
+        try spaces.forEach(txn, Records.Tag.version) { key, value in
+            guard let (profile, replica) = spaces.version(from: key), let sequence = Records.uint64(value)
             else {
                 problem("versions: a malformed row (\(key.count)-byte key, \(value.count)-byte value)")
                 return true
@@ -109,11 +126,11 @@ extension TabKeepStore {
         // documents, and their dots in `dots`
         var holders: [ProfileID: [Dot: BarID]] = [:]
         var cleared: Set<DocumentKey> = []
-        try txn.forEach(documents) { keyBytes, value in
+        try spaces.forEach(txn, Records.Tag.document) { keyBytes, value in
             report.documents += 1
             let key: DocumentKey
             do {
-                key = try DocumentKey(bytes: keyBytes)
+                key = try spaces.documentKey(from: keyBytes)
             } catch {
                 problem("documents: a key that is not profile‖0‖bar: \(error)")
                 return true
@@ -136,7 +153,7 @@ extension TabKeepStore {
                 if !vector.contains(dot) {
                     problem("\(name(key)): dot \(dot) is past the profile's vector (\(vector[dot.replica]))")
                 }
-                let row = try txn.get(dots, key: Records.dotKey(key.profile, dot))
+                let row = try txn.get(dots, key: spaces.dotKey(key.profile, dot))
                 if row == nil {
                     problem("\(name(key)): dot \(dot) has no row in dots")
                 } else if row != bar {
@@ -147,9 +164,9 @@ extension TabKeepStore {
         }
 
         // dots rows that no document holds
-        try txn.forEach(dots) { key, value in
+        try spaces.forEach(txn, Records.Tag.dot) { key, value in
             report.dots += 1
-            guard let (profile, dot) = Records.dot(from: key) else {
+            guard let (profile, dot) = spaces.dot(from: key) else {
                 problem("dots: a malformed \(key.count)-byte key")
                 return true
             }

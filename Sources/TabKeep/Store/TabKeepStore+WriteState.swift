@@ -7,9 +7,11 @@ extension TabKeepStore {
 
     /// This replica's writer state, as committed (shared by every process on the store).
     func loadWriteState(_ txn: borrowing Transaction) throws -> ReplicaWriteState {
-        guard let clock = try txn.get(meta, key: Records.MetaKey.clock).flatMap(Records.uint64) else {
+        guard let stored = try txn.get(meta, key: Records.MetaKey.clock).flatMap(Records.uint64) else {
             throw TabKeepError.corruptMeta("clock missing or malformed")
         }
+        // Edits leave `meta` alone: the clock they reached is in the change log's last record.
+        let clock = max(stored, try lastChange(txn)?.clock ?? 0)
         // The id as committed, not as this process last saw it: another process may have restored a
         // dump (replace) and taken a fresh id since, and writing under the retired one would reuse
         // sequences its peers already hold.
@@ -19,7 +21,34 @@ extension TabKeepStore {
         }
         let id = ReplicaID(rawValue: raw)
         if id != replicaID { identity.withLock { $0 = id } }
-        return ReplicaWriteState(id: id, clock: HybridLogicalClock(last: Stamp(rawValue: clock)))
+        return ReplicaWriteState(
+            id: id, clock: HybridLogicalClock(last: Stamp(rawValue: clock)), storedClock: stored)
+    }
+
+    /// The change log's last record: its revision and (schema 3) the clock its transaction reached.
+    func lastChange(_ txn: borrowing Transaction) throws -> (revision: UInt64, clock: UInt64)? {
+        guard let changeLog else { return nil }
+        return try txn.withCursor(changeLog) { cursor in
+            guard let last = try cursor.last(), let revision = Records.uint64(last.key) else { return nil }
+            guard spaces.tagged, last.value.count >= 8 else { return (revision, 0) }
+            return (revision, Self.bigEndian(last.value, at: 0))
+        }
+    }
+
+    /// The last change-log revision: the log's last key (schema 3 writes no `revision` in `meta`
+    /// per edit; the one a migrated store kept is a floor).
+    func currentRevision(_ txn: borrowing Transaction) throws -> UInt64 {
+        let stored = try txn.get(meta, key: Records.MetaKey.revision).flatMap(Records.uint64) ?? 0
+        return max(stored, try lastChange(txn)?.revision ?? 0)
+    }
+
+    /// The document key of a change-log record's value (schema 3: after the 8-byte clock).
+    func changedKey(_ value: UnsafeRawBufferPointer) throws -> DocumentKey {
+        guard spaces.tagged else { return try DocumentKey(bytes: value) }
+        guard value.count > 8 else {
+            throw TabKeepError.corruptMeta("a change-log record of \(value.count) bytes")
+        }
+        return try DocumentKey(bytes: UnsafeRawBufferPointer(rebasing: value[8...]))
     }
 
     /// The replica that writes `profile`'s entries: the shared clock and the profile's next sequence.
@@ -46,7 +75,11 @@ extension TabKeepStore {
         changed: [DocumentKey]
     ) throws -> ClosedRange<UInt64>? {
         if writer.clock.last >= Stamp.last { throw TabKeepError.clockExhausted }
-        try txn.put(meta, key: Records.MetaKey.clock, value: Records.bigEndian(writer.clock.last.rawValue))
+        // The change log's records carry the clock; with none to write, `meta` keeps it.
+        if changed.isEmpty && writer.clock.last.rawValue > writer.storedClock {
+            try txn.put(
+                meta, key: Records.MetaKey.clock, value: Records.bigEndian(writer.clock.last.rawValue))
+        }
         var raises = raises
         for (profile, sequence) in writer.sequences { raises.raise(profile, writer.id, to: sequence) }
         for (profile, replicas) in raises.highest.sorted(by: { $0.key < $1.key }) {
@@ -54,7 +87,7 @@ extension TabKeepStore {
                 try raiseVersion(txn, profile, replica, to: sequence)
             }
         }
-        return try appendToChangeLog(txn, changed)
+        return try appendToChangeLog(txn, changed, clock: writer.clock.last.rawValue)
     }
 
     func raiseVersion(
@@ -62,7 +95,7 @@ extension TabKeepStore {
     )
         throws
     {
-        let key = Records.versionKey(profile, replica)
+        let key = spaces.versionKey(profile, replica)
         let current = try txn.get(versions, key: key).flatMap(Records.uint64) ?? 0
         if sequence > current { try txn.put(versions, key: key, value: Records.bigEndian(sequence)) }
     }
@@ -71,25 +104,30 @@ extension TabKeepStore {
     func readSequence(_ txn: borrowing Transaction, _ profile: ProfileID, _ replica: ReplicaID) throws
         -> UInt64
     {
-        try txn.get(versions, key: Records.versionKey(profile, replica)).flatMap(Records.uint64) ?? 0
+        try txn.get(versions, key: spaces.versionKey(profile, replica)).flatMap(Records.uint64) ?? 0
     }
 
-    /// Records that `keys` changed, under the next revisions, and drops records past the limit, so
-    /// other processes' ``changes()`` find them with one range scan.
-    func appendToChangeLog(_ txn: borrowing Transaction, _ keys: [DocumentKey]) throws -> ClosedRange<UInt64>?
+    /// Records that `keys` changed, under the next revisions, each with the transaction's `clock`,
+    /// and drops records past the limit, so other processes' ``changes()`` find them with one range
+    /// scan and the next transaction finds the clock in the last record.
+    func appendToChangeLog(_ txn: borrowing Transaction, _ keys: [DocumentKey], clock: UInt64) throws
+        -> ClosedRange<UInt64>?
     {
         guard !keys.isEmpty else { return nil }
         guard let changeLog else { throw TabKeepError.missingDatabase(Records.changes) }
-        var revision = try txn.get(meta, key: Records.MetaKey.revision).flatMap(Records.uint64) ?? 0
+        var revision = try currentRevision(txn)
         let first = revision + 1
+        var value: [UInt8] = []
         for key in keys {
             revision += 1
-            try txn.put(changeLog, key: Records.bigEndian(revision), value: key.bytes)
+            value.removeAll(keepingCapacity: true)
+            Records.appendBigEndian(clock, to: &value)
+            value.append(contentsOf: key.bytes)
+            try txn.put(changeLog, key: Records.bigEndian(revision), value: value)
             if revision > Records.changeLogLimit {
                 try txn.delete(changeLog, key: Records.bigEndian(revision - Records.changeLogLimit))
             }
         }
-        try txn.put(meta, key: Records.MetaKey.revision, value: Records.bigEndian(revision))
         return first...revision
     }
 }
@@ -98,6 +136,8 @@ extension TabKeepStore {
 struct ReplicaWriteState {
     let id: ReplicaID
     var clock: HybridLogicalClock
+    /// The clock `meta` holds (written only by a transaction that logs no change).
+    var storedClock: UInt64 = 0
     var sequences: [ProfileID: UInt64] = [:]
 }
 

@@ -78,9 +78,12 @@ public final class TabKeepStore: Sendable {
     public var locking: Locking { environment.locking }
 
     let meta: Database
-    let documents: Database
-    let dots: Database
-    let versions: Database
+    /// Where documents, dots and versions are: schema 3's `profiles` tree, or the old layout's
+    /// three databases in a read-only open of a schema-1 or schema-2 store.
+    let spaces: RecordSpaces
+    var documents: Database { spaces.documents }
+    var dots: Database { spaces.dots }
+    var versions: Database { spaces.versions }
     let catalogsDatabase: Database
     /// Absent only in a store opened read-only that has none (a schema-1 store).
     let changeLog: Database?
@@ -122,6 +125,8 @@ public final class TabKeepStore: Sendable {
         if stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFDIR {
             throw .invalidDirectory(path: path, reason: "it is a file, not a directory")
         }
+        // The old layout of a schema-1 or schema-2 store that this writing open migrates.
+        var migrating: RecordSpaces?
         do {
             // An empty data.mdb would be made a fresh store by a writing open: check it apart, as
             // before, so it is still refused.
@@ -132,8 +137,8 @@ public final class TabKeepStore: Sendable {
                 try Self.checkSchema(schema)
             }
             var configuration = Configuration(
-                databases: Records.all, initialMapSize: options.initialMapSize,
-                maxMapSize: options.maxMapSize,
+                databases: Records.all, maxDatabases: Records.maxDatabases,
+                initialMapSize: options.initialMapSize, maxMapSize: options.maxMapSize,
                 durability: options.durability, locking: try options.locking ?? Self.recordedLocking(path))
             configuration.readOnly = options.readOnly
             if options.readOnly && !FileManager.default.fileExists(atPath: path + "/data.mdb") {
@@ -141,22 +146,36 @@ public final class TabKeepStore: Sendable {
                     path: path, reason: "there is no store (no data.mdb) to open read-only")
             }
             // The schema is checked in the open's first transaction, before anything is created:
-            // one open and one map of the store, not a peek and then the open.
+            // one open and one map of the store, not a peek and then the open. A store of an older
+            // schema is opened again with the old layout's databases, to read or to migrate.
             var refusal: TabKeepError?
-            let environment: Environment
-            do {
-                environment = try Environment.open(
+            var legacy = false
+            func open(_ configuration: Configuration) throws(LMDBError) -> Environment {
+                try Environment.open(
                     path: path, configuration: configuration, probing: Records.meta,
                     key: Records.MetaKey.schema
                 ) { schema in
                     guard let schema else { return true }
                     do throws(TabKeepError) {
                         try Self.checkSchema(schema)
+                        if !legacy, let number = Records.uint64(schema), number < Records.schemaVersion {
+                            legacy = true
+                            return false
+                        }
                         return true
                     } catch {
                         refusal = error
                         return false
                     }
+                }
+            }
+            let environment: Environment
+            do {
+                do {
+                    environment = try open(configuration)
+                } catch LMDBError.openRefused where legacy && refusal == nil {
+                    configuration.databases = Records.legacy
+                    environment = try open(configuration)
                 }
             } catch {
                 throw refusal ?? TabKeepError.wrap(error)
@@ -170,22 +189,34 @@ public final class TabKeepStore: Sendable {
                 }
             }
             meta = try required(Records.meta)
-            documents = try required(Records.documents)
-            dots = try required(Records.dots)
-            versions = try required(Records.versions)
             catalogsDatabase = try required(Records.catalogs)
             changeLog = try? environment.database(Records.changes)
+            if legacy {
+                let old = RecordSpaces(
+                    documents: try required(Records.documents), dots: try required(Records.dots),
+                    versions: try required(Records.versions), tagged: false)
+                if options.readOnly {
+                    spaces = old
+                } else {
+                    let profiles = try required(Records.profiles)
+                    spaces = RecordSpaces(
+                        documents: profiles, dots: profiles, versions: profiles, tagged: true)
+                    migrating = old
+                }
+            } else {
+                let profiles = try required(Records.profiles)
+                spaces = RecordSpaces(documents: profiles, dots: profiles, versions: profiles, tagged: true)
+            }
         } catch {
             throw TabKeepError.wrap(error)
         }
-        let opened = try Self.initializeMeta(
-            environment, meta: meta, documents: documents, readOnly: options.readOnly)
+        let opened = try Self.initializeMeta(environment, meta: meta, readOnly: options.readOnly)
         identity = Mutex(opened.replica)
         createdMilliseconds = opened.created
         if !options.readOnly {
             try applyFileProtection(options.fileProtection, path: environment.path)
-            // Both read their record again inside their write transaction before acting on it.
-            if opened.schema == 1 { try migrateIfNeeded() }
+            // Both read their records again inside their write transaction before acting on them.
+            if let migrating { try Self.migrate(environment, meta: meta, from: migrating, to: spaces) }
             if opened.isCopy { try takeFreshIdentityIfCopy() }
         }
     }

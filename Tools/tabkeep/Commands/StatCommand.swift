@@ -24,11 +24,11 @@ enum StatCommand {
         let databases = figures.databases.map { ($0.name, $0.statistics) }
         let profiles = try store.profiles()
         let bars = try profiles.reduce(0) { $0 + (try store.bars(of: $1)).count }
-        let documents = figures["documents"]?.entries ?? 0
+        let documents = figures.documents
         let history = try store.identityHistory()
         let schema = try store.storedSchema()
         // A first-release store read without migrating keeps one vector in the old layout: not shown.
-        let vector = schema < TabKeepStore.schemaVersion ? VersionVector() : try store.versionVector()
+        let vector = schema < 2 ? VersionVector() : try store.versionVector()
         let entries = figures.entries
         let depth = figures.depth
         if arguments.has("json") {

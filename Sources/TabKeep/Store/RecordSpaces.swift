@@ -1,0 +1,189 @@
+import LMDBKit
+
+/// Where one open store keeps documents, dots and versions: schema 3's one `profiles` tree, whose
+/// keys carry a tag after profile ‖ 0x00 (see `Records`), or — a read-only open of a schema-1 or
+/// schema-2 store — the three databases of the old layout, whose keys carry none.
+///
+/// Every key of the three kinds is built and read here, so the rest of the store reads the same
+/// in both layouts: profile ‖ 0x00 ‖ (tag) ‖ rest, with `rest` the bar, replica ‖ sequence, or
+/// replica.
+struct RecordSpaces: Sendable {
+    let documents: Database
+    let dots: Database
+    let versions: Database
+    /// Whether keys carry schema 3's tag (all three kinds then share one database).
+    let tagged: Bool
+
+    /// The bytes between profile ‖ 0x00 and the rest of a key: the tag, or none.
+    var tagCount: Int { tagged ? 1 : 0 }
+
+    /// profile ‖ 0x00 ‖ (`tag`): the prefix of every record of that kind of one profile.
+    func prefix(_ tag: UInt8, _ profile: ProfileID, reserving extra: Int = 0) -> [UInt8] {
+        var key: [UInt8] = []
+        key.reserveCapacity(profile.rawValue.utf8.count + 2 + extra)
+        key.append(contentsOf: profile.rawValue.utf8)
+        key.append(0)
+        if tagged { key.append(tag) }
+        return key
+    }
+
+    func documentPrefix(_ profile: ProfileID) -> [UInt8] { prefix(Records.Tag.document, profile) }
+    func dotPrefix(_ profile: ProfileID) -> [UInt8] { prefix(Records.Tag.dot, profile) }
+    func versionPrefix(_ profile: ProfileID) -> [UInt8] { prefix(Records.Tag.version, profile) }
+
+    /// The key of `key`'s document.
+    func documentKey(_ key: DocumentKey) -> [UInt8] {
+        var bytes = prefix(Records.Tag.document, key.profile, reserving: key.bar.rawValue.utf8.count)
+        bytes.append(contentsOf: key.bar.rawValue.utf8)
+        return bytes
+    }
+
+    /// Calls `body` with the key of `key`'s document, built on the stack.
+    func withDocumentKey<R>(_ key: DocumentKey, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        guard tagged else { return try key.withBytes(body) }
+        var profile = key.profile.rawValue
+        var bar = key.bar.rawValue
+        let profileCount = profile.utf8.count
+        let count = profileCount + 2 + bar.utf8.count
+        return try withUnsafeTemporaryAllocation(byteCount: count, alignment: 1) { buffer in
+            profile.withUTF8 { buffer.copyMemory(from: UnsafeRawBufferPointer($0)) }
+            buffer[profileCount] = 0
+            buffer[profileCount + 1] = Records.Tag.document
+            bar.withUTF8 {
+                UnsafeMutableRawBufferPointer(rebasing: buffer[(profileCount + 2)...])
+                    .copyMemory(from: UnsafeRawBufferPointer($0))
+            }
+            return try body(UnsafeRawBufferPointer(buffer))
+        }
+    }
+
+    /// The key of `dot` in `profile`: profile ‖ 0x00 ‖ (tag) ‖ origin (8 BE) ‖ sequence (8 BE), so
+    /// one replica's dots in one profile are contiguous and in sequence order.
+    func dotKey(_ profile: ProfileID, _ dot: Dot) -> [UInt8] {
+        var key = prefix(Records.Tag.dot, profile, reserving: 16)
+        Records.appendBigEndian(dot.replica.rawValue, to: &key)
+        Records.appendBigEndian(dot.sequence, to: &key)
+        return key
+    }
+
+    /// The key of `replica`'s entry in `profile`'s vector: profile ‖ 0x00 ‖ (tag) ‖ replica (8 BE).
+    func versionKey(_ profile: ProfileID, _ replica: ReplicaID) -> [UInt8] {
+        var key = prefix(Records.Tag.version, profile, reserving: 8)
+        Records.appendBigEndian(replica.rawValue, to: &key)
+        return key
+    }
+
+    /// The document key of a document record's key.
+    func documentKey(from key: some Collection<UInt8>) throws -> DocumentKey {
+        guard tagged else { return try DocumentKey(bytes: key) }
+        var bytes = Array(key)
+        guard let separator = bytes.firstIndex(of: 0), separator + 1 < bytes.count,
+            bytes[separator + 1] == Records.Tag.document
+        else {
+            throw IdentifierError(
+                field: "profile", value: String(decoding: bytes, as: UTF8.self),
+                rule: "document key must be profile‖0x00‖d‖bar")
+        }
+        bytes.remove(at: separator + 1)
+        return try DocumentKey(bytes: bytes)
+    }
+
+    /// The profile and dot of a dot record's key, or nil when malformed.
+    func dot(from key: some Collection<UInt8>) -> (ProfileID, Dot)? {
+        let bytes = Array(key)
+        let profileCount = bytes.count - 17 - tagCount
+        guard profileCount > 0, bytes[profileCount] == 0,
+            !tagged || bytes[profileCount + 1] == Records.Tag.dot,
+            let profile = try? ProfileID(String(decoding: bytes[..<profileCount], as: UTF8.self)),
+            let replica = Records.uint64(bytes[(bytes.count - 16)..<(bytes.count - 8)]),
+            let sequence = Records.uint64(bytes[(bytes.count - 8)...]), sequence > 0
+        else { return nil }
+        return (profile, Dot(replica: ReplicaID(rawValue: replica), sequence: sequence))
+    }
+
+    /// The profile and replica of a version record's key, or nil when malformed.
+    func version(from key: some Collection<UInt8>) -> (ProfileID, ReplicaID)? {
+        let bytes = Array(key)
+        let profileCount = bytes.count - 9 - tagCount
+        guard profileCount > 0, bytes[profileCount] == 0,
+            !tagged || bytes[profileCount + 1] == Records.Tag.version,
+            let profile = try? ProfileID(String(decoding: bytes[..<profileCount], as: UTF8.self)),
+            let replica = Records.uint64(bytes[(bytes.count - 8)...]), replica != 0
+        else { return nil }
+        return (profile, ReplicaID(rawValue: replica))
+    }
+
+    /// The database of records tagged `tag`.
+    func database(_ tag: UInt8) -> Database {
+        switch tag {
+        case Records.Tag.document: documents
+        case Records.Tag.dot: dots
+        default: versions
+        }
+    }
+
+    /// Calls `body` with every record tagged `tag` whose key is at least `lower`, in key order;
+    /// `body` returns false to stop. In the tagged tree, the records of the other kinds are
+    /// skipped with one seek per profile, not read. Keys that carry no tag are passed over (verify
+    /// reports them).
+    func forEach(
+        _ txn: borrowing Transaction, _ tag: UInt8, from lower: [UInt8]? = nil,
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        guard tagged else {
+            try txn.forEach(database(tag), in: KeyRange(from: lower, to: nil), body)
+            return
+        }
+        try txn.withCursor(documents) { cursor in
+            var item = try lower.map { try cursor.seek(atLeast: $0) } ?? cursor.first()
+            while let current = item {
+                let key = current.key
+                guard let separator = key.firstIndex(of: 0), separator + 1 < key.count else {
+                    item = try cursor.next()
+                    continue
+                }
+                let found = key[separator + 1]
+                if found == tag {
+                    guard try body(key, current.value) else { return }
+                    item = try cursor.next()
+                } else {
+                    // Before this kind: seek to it; past it: seek past the profile (profile ‖ 0x01).
+                    var target = Array(key[..<separator])
+                    if found < tag {
+                        target.append(0)
+                        target.append(tag)
+                    } else {
+                        target.append(1)
+                    }
+                    item = try cursor.seek(atLeast: target)
+                }
+            }
+        }
+    }
+
+    /// At least the number of records tagged `tag`: the entries of their database (in the tagged
+    /// tree, every kind's), read from the tree's header, not counted.
+    func upperBound(_ txn: borrowing Transaction, _ tag: UInt8) throws -> Int {
+        try txn.count(database(tag))
+    }
+
+    /// Removes every record tagged `tag` (the old layout's database emptied, or the tree's records
+    /// of that kind deleted in batches).
+    func removeAll(_ txn: borrowing Transaction, _ tag: UInt8) throws {
+        guard tagged else {
+            try txn.removeAll(database(tag))
+            return
+        }
+        var lower: [UInt8]? = nil
+        while true {
+            var batch: [[UInt8]] = []
+            try forEach(txn, tag, from: lower) { key, _ in
+                batch.append(Array(key))
+                return batch.count < 4_096
+            }
+            for key in batch { try txn.delete(documents, key: key) }
+            guard let last = batch.last else { return }
+            lower = last + [0]
+        }
+    }
+}
