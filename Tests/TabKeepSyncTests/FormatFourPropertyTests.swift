@@ -36,6 +36,9 @@ import Testing
         case sectionDropped
         /// A section's vector raised past its documents (an over-claim of a third replica).
         case vectorAhead
+        /// A section that agreed with the request now claims, in its vector and its base, a
+        /// replica the receiver has not heard of: refused, unchanged or not.
+        case agreedAhead
     }
 
     func mutate(_ reply: inout SyncMessage, _ mutation: Mutation, receiver: ReplicaID, _ pick: Int) {
@@ -47,6 +50,14 @@ import Testing
         case .claimsReceiver: reply.sections[index].vector[receiver] = reply.sections[index].vector[receiver] + 50
         case .sectionDropped: reply.sections.remove(at: index)
         case .vectorAhead: reply.sections[index].vector[ReplicaID(rawValue: 0xFA4E)] = 7
+        case .agreedAhead:
+            let agreed = reply.sections.indices.filter {
+                reply.sections[$0].documents.isEmpty && reply.sections[$0].vector == reply.sections[$0].base
+            }
+            guard !agreed.isEmpty else { return }
+            let chosen = agreed[pick % agreed.count]
+            reply.sections[chosen].vector[ReplicaID(rawValue: 0xA6EE)] = 3
+            reply.sections[chosen].base = reply.sections[chosen].vector
         }
     }
 
