@@ -20,7 +20,8 @@ import Testing
 
     /// A byte-for-byte copy of `store` at `name`: the same replica id, documents and vectors.
     func twin(_ store: TabKeepStore, _ directory: TemporaryDirectory, _ name: String) throws -> TabKeepStore {
-        try FileManager.default.createDirectory(atPath: directory.sub(name), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: directory.sub(name), withIntermediateDirectories: true)
         try store.environment.backup(to: directory.sub(name))
         return try directory.store(name)
     }
@@ -47,7 +48,8 @@ import Testing
         switch mutation {
         case .none: break
         case .baseAhead: reply.sections[index].base[ReplicaID(rawValue: 0xBAD)] = 9
-        case .claimsReceiver: reply.sections[index].vector[receiver] = reply.sections[index].vector[receiver] + 50
+        case .claimsReceiver:
+            reply.sections[index].vector[receiver] = reply.sections[index].vector[receiver] + 50
         case .sectionDropped: reply.sections.remove(at: index)
         case .vectorAhead: reply.sections[index].vector[ReplicaID(rawValue: 0xFA4E)] = 7
         case .agreedAhead:
@@ -110,8 +112,12 @@ import Testing
             let (first, second) = (Int(random.next() % 3), Int(random.next() % 3))
             guard first != second else { continue }
             let pick = Int(random.next() % 1_000)
-            let fast = try (twin(stores[first], directory, "f\(round)a"), twin(stores[second], directory, "f\(round)b"))
-            let slow = try (twin(stores[first], directory, "s\(round)a"), twin(stores[second], directory, "s\(round)b"))
+            let fast = try (
+                twin(stores[first], directory, "f\(round)a"), twin(stores[second], directory, "f\(round)b")
+            )
+            let slow = try (
+                twin(stores[first], directory, "s\(round)a"), twin(stores[second], directory, "s\(round)b")
+            )
             let fastOutcome = exchange(fast.0, fast.1, old: false, mutation, pick: pick)
             let slowOutcome = exchange(slow.0, slow.1, old: true, mutation, pick: pick)
             #expect(try state(fast.0) == state(slow.0), "\(mutation), requester: \(replay)")
@@ -132,7 +138,8 @@ import Testing
         }
     }
 
-    @Test(arguments: seeds) func aFormatFourFinalIsTheFormatThreeOneWithoutTheAgreedProfiles(seed: Int) throws {
+    @Test(arguments: seeds) func aFormatFourFinalIsTheFormatThreeOneWithoutTheAgreedProfiles(seed: Int) throws
+    {
         let directory = TemporaryDirectory()
         var random = SplitMix64(seed: UInt64(seed) &+ 0xF1A)
         let stores = try bulk.randomStores(&random, in: directory, seed: seed)
@@ -175,8 +182,11 @@ import Testing
                 let value = UInt8(truncatingIfNeeded: random.next())
                 (four[at], old[at]) = (value, value)
             }
-            let decodedFour = Result { () throws(SyncError) in try SyncMessage(decoding: messages.sealed(four)) }
-            let decodedOld = Result { () throws(SyncError) in try SyncMessage(decoding: messages.sealed(old)) }
+            let decodedFour = Result { () throws(SyncError) in
+                try SyncMessage(decoding: messages.sealed(four))
+            }
+            let decodedOld = Result { () throws(SyncError) in try SyncMessage(decoding: messages.sealed(old))
+            }
             switch (decodedFour, decodedOld) {
             case (.success(var fast), .success(let slow)):
                 #expect(fast.omitsUnchanged && !slow.omitsUnchanged, "round \(round)")
