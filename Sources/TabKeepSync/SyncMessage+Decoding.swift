@@ -148,6 +148,7 @@ extension SyncMessage {
         self.sender = sender
         self.scope = scopeByte == 0 ? .all : .only(Set(sections.map(\.profile)))
         self.sections = sections
+        self.omitsUnchanged = format >= 4
     }
 }
 

@@ -7,10 +7,10 @@ public import TabKeep
 /// let message = try SyncMessage(decoding: bytes)                   // strict: refuses anything off
 /// ```
 ///
-/// Layout, format 3 (all counts and lengths LEB128 varints, ids 8 bytes big-endian):
+/// Layout, formats 3 and 4 (all counts and lengths LEB128 varints, ids 8 bytes big-endian):
 ///
 /// ```
-/// "TKSY" · format version 3 (1 byte) · kind (1 byte) · sender replica id
+/// "TKSY" · format version 3 or 4 (1 byte) · kind (1 byte) · sender replica id
 /// · scope: 0 every profile, 1 only the profiles listed below
 /// · sections: count, then per profile in profile order:
 ///     profile (length, UTF-8) · vector (count, then (replica, sequence) in replica order)
@@ -22,8 +22,14 @@ public import TabKeep
 ///
 /// A profile is the unit of replication: each section carries that profile's own vector, the
 /// base its documents are a delta past, and a digest of the sender's documents of the profile,
-/// so equal vectors over different documents are found (see `OverClaim` (TabKeep)). Format 2 is format
-/// 3 without the digest and is still read (its sections have no digest). Decoding refuses
+/// so equal vectors over different documents are found (see `OverClaim` (TabKeep)). Format 4 has
+/// format 3's layout and marks a message of an exchange that skips what both sides agree on
+/// (``omitsUnchanged``): a format-4 request asks for a format-4 reply; a format-4 reply still
+/// lists every profile (the final answering it needs each vector) but its receiver passes over
+/// each unchanged section its own vector equals, and answers with a format-4 final, which leaves
+/// out every profile whose vector equals the reply's. A message that skips nothing is written as
+/// format 3, which a TabKeep before format 4 reads. Format 2 is format 3 without the digest and
+/// is still read (its sections have no digest). Decoding refuses
 /// format 1 (with a message naming it), a newer format, a checksum mismatch, counts or lengths
 /// past their caps or past the bytes left, invalid ids, profiles or bars out of order, entries
 /// their section's vector does not cover, and trailing bytes.
@@ -51,7 +57,7 @@ public struct SyncMessage: Hashable, Sendable {
     /// The four bytes every message starts with.
     public static let magic: [UInt8] = Array("TKSY".utf8)
     /// The format version this TabKeep writes (and the newest it reads).
-    public static let formatVersion: UInt8 = 3
+    public static let formatVersion: UInt8 = 4
     /// The oldest format version this TabKeep reads: 2, which has no digests.
     public static let oldestReadableFormatVersion: UInt8 = 2
     /// The bytes of a section's digest.
@@ -73,9 +79,21 @@ public struct SyncMessage: Hashable, Sendable {
     public var scope: ProfileScope
     /// One section per profile, in profile order.
     public var sections: [ProfileDelta]
+    /// Whether the message belongs to an exchange that skips what both sides agree on (format 4):
+    /// a request asks for a format-4 reply; the receiver of a format-4 reply passes over each
+    /// section the replier found unchanged (vector equal to base, no documents) that its own
+    /// vector equals, and answers with a format-4 final, which has no section for a profile
+    /// whose vector equals the reply's. False (format 3): every message lists every profile of
+    /// the scope. A request sent to a TabKeep that reads only format 3 must have this false
+    /// (that TabKeep refuses format 4 as ``SyncError/newerFormat(found:supported:)``).
+    public var omitsUnchanged: Bool
 
     /// A message. For a scope of listed profiles, `sections` may only hold those profiles.
-    public init(kind: Kind, sender: ReplicaID, scope: ProfileScope, sections: [ProfileDelta] = []) {
+    public init(
+        kind: Kind, sender: ReplicaID, scope: ProfileScope, sections: [ProfileDelta] = [],
+        omitsUnchanged: Bool = false
+    ) {
+        self.omitsUnchanged = omitsUnchanged
         self.kind = kind
         self.sender = sender
         self.scope = scope
@@ -110,12 +128,13 @@ public struct SyncMessage: Hashable, Sendable {
         return sections.map { ($0.profile, $0.vector) }
     }
 
-    /// The message's bytes.
-    public func encoded() -> [UInt8] { encoded(format: SyncMessage.formatVersion) }
+    /// The message's bytes: format 4 when it ``omitsUnchanged``, else format 3.
+    public func encoded() -> [UInt8] { encoded(format: omitsUnchanged ? SyncMessage.formatVersion : 3) }
 
-    /// The message's bytes in `format`: 3, or 2 (no digests), as an older TabKeep wrote it.
+    /// The message's bytes in `format`: 4 or 3 (the same layout), or 2 (no digests), as an older
+    /// TabKeep wrote it.
     func encoded(format: UInt8) -> [UInt8] {
-        precondition(format == 2 || format == 3, "only formats 2 and 3 are written")
+        precondition((2...4).contains(format), "only formats 2, 3 and 4 are written")
         var writer = ByteWriter()
         writer.bytes += SyncMessage.magic
         writer.byte(format)

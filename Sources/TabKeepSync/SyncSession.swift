@@ -32,7 +32,10 @@ public struct SyncSession: Sendable {
     }
 
     /// Step 1: a request carrying this store's version vector, and a digest of its documents, of
-    /// every profile in the scope.
+    /// every profile in the scope, asking for a format-4 exchange (see
+    /// ``SyncMessage/omitsUnchanged``). To ask a TabKeep that reads only format 3, set the request's
+    /// ``SyncMessage/omitsUnchanged`` to false: it is then written as format 3 and answered with
+    /// every profile, as before.
     public func request() throws(SyncError) -> SyncMessage {
         let vectors: [(profile: ProfileID, vector: VersionVector, digest: UInt32)]
         do {
@@ -46,11 +49,12 @@ public struct SyncSession: Sendable {
                 ProfileDelta(
                     profile: $0.profile, vector: $0.vector, base: VersionVector(), documents: [],
                     digest: $0.digest)
-            })
+            }, omitsUnchanged: true)
     }
 
     /// Step 2: the documents the requester lacks within both sides' scopes, with this store's
-    /// vectors. Applies nothing.
+    /// vectors. Applies nothing. A format-4 request (``SyncMessage/omitsUnchanged``) gets a
+    /// format-4 reply, a format 2 or 3 request a format-3 one; both list every profile.
     ///
     /// A profile whose request vector claims this replica past what it has issued, or equals
     /// this store's over different documents, or whose requester this store claims past what the
@@ -67,9 +71,11 @@ public struct SyncSession: Sendable {
         guard request.kind == .request else { throw .unexpectedKind(request.kind, expected: "a request") }
         guard request.sender != store.replicaID else { throw .fromThisReplica(request.sender) }
         let vectors = try request.sortedVectors()
-        let (reply, found) = try deltaMessage(
+        var (reply, found) = try deltaMessage(
             kind: .reply, after: vectors, scope: narrowed(request.scope), checking: request.sender,
             peerDigests: request.sections.map(\.digest))
+        // Every profile still goes in: the final answering the reply needs each vector.
+        reply.omitsUnchanged = request.omitsUnchanged
         overClaims += found
         return reply
     }
@@ -88,10 +94,11 @@ public struct SyncSession: Sendable {
         guard message.kind == .reply else {
             return SyncReceipt(changed: applied.changed, reply: nil, overClaims: applied.overClaims)
         }
-        // No digests: the replier compared the request's, and this side the reply's.
+        // No digests: the replier compared the request's, and this side the reply's. A format-4
+        // reply is answered by a final that leaves out the profiles both sides now agree on.
         let (final, _) = try deltaMessage(
             kind: .final, after: vectors, scope: narrowed(message.scope), fullState: Set(applied.untrusted),
-            withDigests: false)
+            withDigests: false, omitsUnchanged: message.omitsUnchanged)
         return SyncReceipt(changed: applied.changed, reply: final, overClaims: applied.overClaims)
     }
 
@@ -108,28 +115,32 @@ public struct SyncSession: Sendable {
     /// digests (unless not `withDigests`) in one snapshot; the profiles in `fullState` go whole,
     /// and with `checking`, each profile's `base` (a peer's vector, with `peerDigests`) is
     /// checked for bad claims first, the ones found returned beside the message.
-    /// Every profile's section goes in, changed or not, so the receiver knows each vector.
+    /// Every profile's section goes in, changed or not, so the receiver knows each vector —
+    /// unless `omitsUnchanged` (a format-4 final): then a profile whose vector equals its `base`
+    /// (once checked, and not going whole) has none.
     func deltaMessage(
         kind: SyncMessage.Kind, after base: [(profile: ProfileID, vector: VersionVector)],
         scope: ProfileScope,
         checking peer: ReplicaID? = nil, peerDigests: [UInt32?] = [], fullState: Set<ProfileID> = [],
-        withDigests: Bool = true
+        withDigests: Bool = true, omitsUnchanged: Bool = false
     ) throws(SyncError) -> (message: SyncMessage, overClaims: [OverClaim]) {
         let delta: StoreDelta
         do {
             delta = try store.delta(
-                afterSorted: base, scope: scope, includeUnchanged: true, checking: peer,
+                afterSorted: base, scope: scope, includeUnchanged: !omitsUnchanged, checking: peer,
                 peerDigests: peerDigests, fullState: fullState, withDigests: withDigests)
         } catch {
             throw SyncError.wrap(error)
         }
         return (
-            SyncMessage(kind: kind, sender: store.replicaID, scope: scope, sections: delta.profiles),
+            SyncMessage(
+                kind: kind, sender: store.replicaID, scope: scope, sections: delta.profiles,
+                omitsUnchanged: omitsUnchanged),
             delta.overClaims
         )
     }
 
-    /// ``deltaMessage(kind:after:scope:checking:peerDigests:fullState:withDigests:)`` past vectors given by
+    /// ``deltaMessage(kind:after:scope:checking:peerDigests:fullState:withDigests:omitsUnchanged:)`` past vectors given by
     /// profile, in any order.
     func deltaMessage(
         kind: SyncMessage.Kind, after base: [ProfileID: VersionVector], scope: ProfileScope,
@@ -145,7 +156,9 @@ public struct SyncSession: Sendable {
         guard message.sender != store.replicaID else { throw .fromThisReplica(message.sender) }
         let sections = message.sections.filter { scope.contains($0.profile) }
         do {
-            return try store.apply(StoreDelta(profiles: sections), from: message.sender, maxDrift: maxDrift)
+            return try store.apply(
+                StoreDelta(profiles: sections), from: message.sender, maxDrift: maxDrift,
+                skippingAgreed: message.omitsUnchanged && message.kind == .reply)
         } catch {
             throw SyncError.wrap(error)
         }

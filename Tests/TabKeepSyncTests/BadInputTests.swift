@@ -87,10 +87,10 @@ import Testing
         let directory = TemporaryDirectory()
         let (bytes, session, before) = try fixture(directory)
         var newer = Array(bytes.dropLast(4))
-        newer[4] = 4
+        newer[4] = 5
         let error = refusal(sealed(newer), by: session)
-        #expect(error == .newerFormat(found: 4, supported: 3))
-        #expect("\(error!)".contains("format version 4 is newer"))
+        #expect(error == .newerFormat(found: 5, supported: 4))
+        #expect("\(error!)".contains("format version 5 is newer"))
         #expect(try recordChecksum(session.store) == before)
     }
 
@@ -100,7 +100,7 @@ import Testing
         var older = Array(bytes.dropLast(4))
         older[4] = 1
         let error = refusal(sealed(older), by: session)
-        #expect(error == .olderFormat(found: 1, supported: 3))
+        #expect(error == .olderFormat(found: 1, supported: 4))
         #expect("\(error!)".contains("format version 1"))
         #expect(try recordChecksum(session.store) == before)
     }

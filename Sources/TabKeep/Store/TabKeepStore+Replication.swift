@@ -170,6 +170,7 @@ extension TabKeepStore {
                     peerIndex += 1
                 }
                 let digest = withDigests ? try documentDigest(txn, profile) : nil
+                var untrusted = fullState.contains(profile)
                 if let peerReplica {
                     let check = try checkClaims(
                         txn, profile, mine: now, theirs: base, theirDigest: peerDigest, own: own,
@@ -177,10 +178,13 @@ extension TabKeepStore {
                     // This store's vector goes as stored (a reply writes nothing): the
                     // peer, the authority on itself, sees any claim about it past what it issued.
                     if check.untrusted { base = empty }
+                    untrusted = untrusted || check.untrusted
                     findings += check.findings
                 }
                 if fullState.contains(profile) { base = empty }
-                if now == base && !includeUnchanged { continue }
+                // A profile going whole goes even when both vectors are empty: its section
+                // tells the peer to repair.
+                if now == base && !includeUnchanged && !untrusted { continue }
                 var bars: [BarID] = []
                 for element in now.storage where element.sequence > base[element.replica] {
                     var range = KeyRange.prefix(
@@ -268,7 +272,19 @@ extension TabKeepStore {
         try apply(delta, sender: Optional(sender), maxDrift: maxDrift)
     }
 
-    private func apply(_ delta: StoreDelta, sender: ReplicaID?, maxDrift: Duration) throws(TabKeepError)
+    /// `apply(_:from:maxDrift:)` that, with `skippingAgreed`, passes over each section the sender
+    /// marked unchanged (its vector equal to its base, no documents) whose vector equals this
+    /// store's: the sender compared digests when it cut the delta (sync format 4), and nothing
+    /// else of such a section could change the store. The plain apply is its slow twin.
+    package func apply(
+        _ delta: StoreDelta, from sender: ReplicaID, maxDrift: Duration, skippingAgreed: Bool
+    ) throws(TabKeepError) -> DeltaApplication {
+        try apply(delta, sender: Optional(sender), maxDrift: maxDrift, skippingAgreed: skippingAgreed)
+    }
+
+    private func apply(
+        _ delta: StoreDelta, sender: ReplicaID?, maxDrift: Duration, skippingAgreed: Bool = false
+    ) throws(TabKeepError)
         -> DeltaApplication
     {
         let newest = delta.documents.map(\.document.maxStamp).max() ?? .zero
@@ -290,6 +306,11 @@ extension TabKeepStore {
                 var repaired: [ProfileID] = []
                 let locals = try readVectors(txn, of: delta.profiles.map(\.profile))
                 for (section, stored) in zip(delta.profiles, locals) {
+                    if skippingAgreed && section.documents.isEmpty && section.vector == section.base
+                        && section.vector == stored
+                    {
+                        continue
+                    }
                     let check = try checkClaims(
                         txn, section.profile, mine: stored, theirs: section.vector,
                         theirDigest: section.digest, own: writer.id, peer: sender)
