@@ -16,7 +16,7 @@ import Testing
         one: "TABKEEP_FORMAT4_SEED", many: "TABKEEP_FORMAT4_SEEDS", defaultCount: 16)
 
     /// The random stores of the bulk differential tests.
-    let bulk = BulkSyncDifferentialTests()
+    let bulk = BulkSyncDifferentialPropertyTests()
 
     /// A byte-for-byte copy of `store` at `name`: the same replica id, documents and vectors.
     func twin(_ store: TabKeepStore, _ directory: TemporaryDirectory, _ name: String) throws -> TabKeepStore {

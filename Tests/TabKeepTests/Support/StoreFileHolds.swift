@@ -35,14 +35,22 @@ struct StoreFileHolds: Equatable, CustomStringConvertible {
         let pid = String(getpid())
         let lockInode = Self.inode(lockFile)
         let dataInode = Self.inode(dataFile)
-        // The kernel writes /proc/locks in chunks and can skip a row that moves while it is read
-        // (other tests lock and unlock all the time): three reads, their rows without the ordinal.
+        // The kernel writes /proc/locks a page at a time and skips a row when rows before it go
+        // away between two pages (every process's locks are in one list, and other tests and their
+        // child processes lock and unlock all the time): the union of several reads, rows without
+        // the ordinal. A read never shows a row that was not there, so reading on until this
+        // process's lock on the lock file shows (at most 40 reads) only makes "no lock" surer.
         var rows: [Substring] = []
-        for _ in 0..<3 {
+        let lockRow = lockInode.map { ":\($0) " }
+        for read in 0..<40 {
             for line in try String(contentsOfFile: "/proc/locks", encoding: .utf8).split(separator: "\n") {
                 let row = line.drop { $0 != ":" }.dropFirst()
                 if !rows.contains(row) { rows.append(row) }
             }
+            let seen = lockRow.map { inode in
+                rows.contains { $0.contains(" \(pid) ") && $0.contains(inode) }
+            }
+            if read >= 2 && seen != false { break }
         }
         for line in rows {
             // " POSIX  ADVISORY  WRITE 1234 08:01:5678 0 0", or " -> POSIX …" for a waiter.
