@@ -46,6 +46,58 @@ enum DumpEntryReader {
             dot: dot)
     }
 
+    /// A version 3 entry: `[KIND,(TAB,)(REPLICA,)STAMP,ORIGIN,DOT(,VALUE)]`, a tombstone without
+    /// the value.
+    static func positionalEntry(_ value: DumpJSONValue, context: DumpContext, line: Int) throws(DumpError)
+        -> Entry
+    {
+        let fields = DumpFields(positional: value, context: context, line: line)
+        guard let items = value.elements else {
+            throw fields.error("the entry is \(value.kind), not an array")
+        }
+        guard let kindValue = items.first, let kind = kindValue.string else {
+            throw fields.error("the entry's first element, its kind, is not a string")
+        }
+        func text(_ index: Int, _ what: String) throws(DumpError) -> String {
+            guard let text = items[index].string else {
+                throw fields.error("\(what) is \(items[index].kind), not a string")
+            }
+            return text
+        }
+        let key: Entry.Key
+        var next = 1
+        func tab() throws(DumpError) -> TabID {
+            defer { next += 1 }
+            guard next < items.count else { throw fields.error("a \(kind) entry lacks its tab") }
+            return try fields.tab(text: try text(next, "the tab"))
+        }
+        switch kind {
+        case "position": key = .position(try tab())
+        case "customizable": key = .customizable(try tab())
+        case "hidden": key = .hidden(try tab())
+        case "selection": key = .selection
+        case "badgeText": key = .badgeText(try tab())
+        case "badgeReset": key = .badgeReset(try tab())
+        case "badgeIncrements":
+            let tab = try tab()
+            guard next < items.count else { throw fields.error("a badgeIncrements entry lacks its replica") }
+            key = .badgeIncrements(tab, try fields.replica(text: try text(next, "the replica")))
+            next += 1
+        case "cleared": key = .cleared
+        default: throw fields.error("unknown entry kind \"\(kind)\"")
+        }
+        guard items.count == next + 3 || items.count == next + 4 else {
+            throw fields.error(
+                "a \(kind) entry has \(next + 3) elements, or \(next + 4) with its value, not \(items.count)")
+        }
+        let stamp = try DumpFields.unsigned(items[next], name: "stamp", fields: fields)
+        let origin = try fields.replica(text: try text(next + 1, "the origin"))
+        let dot = try Self.dot(items[next + 2], fields: fields)
+        let entryValue =
+            items.count == next + 4 ? try self.value(of: key, items[next + 3], fields: fields) : .removed
+        return Entry(key: key, value: entryValue, stamp: Stamp(rawValue: stamp), origin: origin, dot: dot)
+    }
+
     /// Parses "REPLICA:SEQUENCE" from the line's bytes when it is written as this tool writes it,
     /// else from its text, which names what is wrong.
     private static func dot(_ value: DumpJSONValue, fields: DumpFields) throws(DumpError) -> Dot {

@@ -18,6 +18,14 @@ struct DumpFields {
         if let first = value.firstUnknownName(allowed: allowed) { throw error("unknown member \"\(first)\"") }
     }
 
+    /// Fields of a value that is not an object (a version 3 entry's array): only for the errors,
+    /// identifiers and numbers read through them; it has no members.
+    init(positional value: DumpJSONValue, context: DumpContext, line: Int) {
+        self.object = value
+        self.context = context
+        self.line = line
+    }
+
     /// The member called `name`, if the object has it.
     func member(_ name: StaticString) -> DumpJSONValue? {
         object.member(name)
