@@ -55,43 +55,46 @@ enum DumpEntryReader {
         guard let items = value.elements else {
             throw fields.error("the entry is \(value.kind), not an array")
         }
-        guard let kindValue = items.first, let kind = kindValue.string else {
+        guard let kindValue = items.first, kindValue.string != nil else {
             throw fields.error("the entry's first element, its kind, is not a string")
-        }
-        func text(_ index: Int, _ what: String) throws(DumpError) -> String {
-            guard let text = items[index].string else {
-                throw fields.error("\(what) is \(items[index].kind), not a string")
-            }
-            return text
         }
         let key: Entry.Key
         var next = 1
         func tab() throws(DumpError) -> TabID {
             defer { next += 1 }
-            guard next < items.count else { throw fields.error("a \(kind) entry lacks its tab") }
-            return try fields.tab(text: try text(next, "the tab"))
+            guard next < items.count else { throw fields.error("a \(kindValue.string!) entry lacks its tab") }
+            return try fields.tab(value: items[next], what: "the tab")
         }
-        switch kind {
-        case "position": key = .position(try tab())
-        case "customizable": key = .customizable(try tab())
-        case "hidden": key = .hidden(try tab())
-        case "selection": key = .selection
-        case "badgeText": key = .badgeText(try tab())
-        case "badgeReset": key = .badgeReset(try tab())
-        case "badgeIncrements":
+        // Compared on the line's bytes (as version 2's kinds are): no String per entry.
+        if kindValue.isString("position") {
+            key = .position(try tab())
+        } else if kindValue.isString("customizable") {
+            key = .customizable(try tab())
+        } else if kindValue.isString("hidden") {
+            key = .hidden(try tab())
+        } else if kindValue.isString("selection") {
+            key = .selection
+        } else if kindValue.isString("badgeText") {
+            key = .badgeText(try tab())
+        } else if kindValue.isString("badgeReset") {
+            key = .badgeReset(try tab())
+        } else if kindValue.isString("badgeIncrements") {
             let tab = try tab()
             guard next < items.count else { throw fields.error("a badgeIncrements entry lacks its replica") }
-            key = .badgeIncrements(tab, try fields.replica(text: try text(next, "the replica")))
+            key = .badgeIncrements(tab, try fields.replica(value: items[next], what: "the replica"))
             next += 1
-        case "cleared": key = .cleared
-        default: throw fields.error("unknown entry kind \"\(kind)\"")
+        } else if kindValue.isString("cleared") {
+            key = .cleared
+        } else {
+            throw fields.error("unknown entry kind \"\(kindValue.string!)\"")
         }
+        let kind = DumpEntryKind.name(of: key)
         guard items.count == next + 3 || items.count == next + 4 else {
             throw fields.error(
                 "a \(kind) entry has \(next + 3) elements, or \(next + 4) with its value, not \(items.count)")
         }
         let stamp = try DumpFields.unsigned(items[next], name: "stamp", fields: fields)
-        let origin = try fields.replica(text: try text(next + 1, "the origin"))
+        let origin = try fields.replica(value: items[next + 1], what: "the origin")
         let dot = try Self.dot(items[next + 2], fields: fields)
         let entryValue =
             items.count == next + 4 ? try self.value(of: key, items[next + 3], fields: fields) : .removed

@@ -121,10 +121,29 @@ struct DumpFields {
     /// problem.
     private func plainIdentifier(_ name: StaticString, maxBytes: Int) -> String? {
         guard let value = member(name) else { return nil }
+        return Self.plainIdentifier(value, maxBytes: maxBytes)
+    }
+
+    /// ``plainIdentifier(_:maxBytes:)`` of a value.
+    private static func plainIdentifier(_ value: DumpJSONValue, maxBytes: Int) -> String? {
         let text = value.line.withRawText(at: value.index) { raw -> String? in
             IdentifierRules.problem(in: raw, maxBytes: maxBytes) == nil ? ByteReader.text(raw) : nil
         }
         return text ?? nil
+    }
+
+    /// The tab id `value` holds (`what` names it in the error when it is no string).
+    func tab(value: DumpJSONValue, what: StaticString) throws(DumpError) -> TabID {
+        if let text = Self.plainIdentifier(value, maxBytes: TabID.maxBytes) { return TabID(unchecked: text) }
+        guard let text = value.string else { throw error("\(what) is \(value.kind), not a string") }
+        return try tab(text: text)
+    }
+
+    /// The replica id `value` holds (`what` names it in the error when it is no string).
+    func replica(value: DumpJSONValue, what: StaticString) throws(DumpError) -> ReplicaID {
+        if let replica = value.line.withRawText(at: value.index, Self.replicaHex) ?? nil { return replica }
+        guard let text = value.string else { throw error("\(what) is \(value.kind), not a string") }
+        return try replica(text: text)
     }
 
     func tab(text: String) throws(DumpError) -> TabID {
