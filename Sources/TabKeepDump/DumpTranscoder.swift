@@ -58,6 +58,8 @@ package struct DumpTranscoder: Sendable {
         guard let format = reader.byte(), format == 1 || format == 2 else { return false }
         reader.allowsSecondForm = format == 2
         guard let count = reader.count(max: Self.maxEntries) else { return false }
+        // A line is about 1.5 times the stored bytes, plus room for what escapes add.
+        output.bytes.reserveCapacity(output.bytes.count + bytes.count * 2 + 64)
         output.raw("[")
         var previousKind: UInt8 = 0
         var previousTab: UnsafeBufferPointer<UInt8>?
