@@ -46,6 +46,61 @@ enum DumpEntryReader {
             dot: dot)
     }
 
+    /// A version 3 entry: `[KIND,(TAB,)(REPLICA,)STAMP,ORIGIN,DOT(,VALUE)]`, a tombstone without
+    /// the value.
+    static func positionalEntry(_ value: DumpJSONValue, context: DumpContext, line: Int) throws(DumpError)
+        -> Entry
+    {
+        let fields = DumpFields(positional: value, context: context, line: line)
+        guard let items = value.elements else {
+            throw fields.error("the entry is \(value.kind), not an array")
+        }
+        guard let kindValue = items.first, kindValue.string != nil else {
+            throw fields.error("the entry's first element, its kind, is not a string")
+        }
+        let key: Entry.Key
+        var next = 1
+        func tab() throws(DumpError) -> TabID {
+            defer { next += 1 }
+            guard next < items.count else { throw fields.error("a \(kindValue.string!) entry lacks its tab") }
+            return try fields.tab(value: items[next], what: "the tab")
+        }
+        // Compared on the line's bytes (as version 2's kinds are): no String per entry.
+        if kindValue.isString("position") {
+            key = .position(try tab())
+        } else if kindValue.isString("customizable") {
+            key = .customizable(try tab())
+        } else if kindValue.isString("hidden") {
+            key = .hidden(try tab())
+        } else if kindValue.isString("selection") {
+            key = .selection
+        } else if kindValue.isString("badgeText") {
+            key = .badgeText(try tab())
+        } else if kindValue.isString("badgeReset") {
+            key = .badgeReset(try tab())
+        } else if kindValue.isString("badgeIncrements") {
+            let tab = try tab()
+            guard next < items.count else { throw fields.error("a badgeIncrements entry lacks its replica") }
+            key = .badgeIncrements(tab, try fields.replica(value: items[next], what: "the replica"))
+            next += 1
+        } else if kindValue.isString("cleared") {
+            key = .cleared
+        } else {
+            throw fields.error("unknown entry kind \"\(kindValue.string!)\"")
+        }
+        let kind = DumpEntryKind.name(of: key)
+        guard items.count == next + 3 || items.count == next + 4 else {
+            throw fields.error(
+                "a \(kind) entry has \(next + 3) elements, or \(next + 4) with its value, not \(items.count)")
+        }
+        let stamp = try DumpFields.unsigned(items[next], name: "stamp", fields: fields)
+        let origin = try fields.replica(value: items[next + 1], what: "the origin")
+        let dot = try Self.dot(items[next + 2], fields: fields)
+        let entryValue =
+            items.count == next + 4 ? try self.value(of: key, items[next + 3], fields: fields) : .removed
+        return Entry(key: key, value: entryValue, stamp: Stamp(rawValue: stamp), origin: origin, dot: dot)
+    }
+
     /// Parses "REPLICA:SEQUENCE" from the line's bytes when it is written as this tool writes it,
     /// else from its text, which names what is wrong.
     private static func dot(_ value: DumpJSONValue, fields: DumpFields) throws(DumpError) -> Dot {

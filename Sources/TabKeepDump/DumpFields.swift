@@ -18,6 +18,14 @@ struct DumpFields {
         if let first = value.firstUnknownName(allowed: allowed) { throw error("unknown member \"\(first)\"") }
     }
 
+    /// Fields of a value that is not an object (a version 3 entry's array): only for the errors,
+    /// identifiers and numbers read through them; it has no members.
+    init(positional value: DumpJSONValue, context: DumpContext, line: Int) {
+        self.object = value
+        self.context = context
+        self.line = line
+    }
+
     /// The member called `name`, if the object has it.
     func member(_ name: StaticString) -> DumpJSONValue? {
         object.member(name)
@@ -113,10 +121,29 @@ struct DumpFields {
     /// problem.
     private func plainIdentifier(_ name: StaticString, maxBytes: Int) -> String? {
         guard let value = member(name) else { return nil }
+        return Self.plainIdentifier(value, maxBytes: maxBytes)
+    }
+
+    /// ``plainIdentifier(_:maxBytes:)`` of a value.
+    private static func plainIdentifier(_ value: DumpJSONValue, maxBytes: Int) -> String? {
         let text = value.line.withRawText(at: value.index) { raw -> String? in
             IdentifierRules.problem(in: raw, maxBytes: maxBytes) == nil ? ByteReader.text(raw) : nil
         }
         return text ?? nil
+    }
+
+    /// The tab id `value` holds (`what` names it in the error when it is no string).
+    func tab(value: DumpJSONValue, what: StaticString) throws(DumpError) -> TabID {
+        if let text = Self.plainIdentifier(value, maxBytes: TabID.maxBytes) { return TabID(unchecked: text) }
+        guard let text = value.string else { throw error("\(what) is \(value.kind), not a string") }
+        return try tab(text: text)
+    }
+
+    /// The replica id `value` holds (`what` names it in the error when it is no string).
+    func replica(value: DumpJSONValue, what: StaticString) throws(DumpError) -> ReplicaID {
+        if let replica = value.line.withRawText(at: value.index, Self.replicaHex) ?? nil { return replica }
+        guard let text = value.string else { throw error("\(what) is \(value.kind), not a string") }
+        return try replica(text: text)
     }
 
     func tab(text: String) throws(DumpError) -> TabID {

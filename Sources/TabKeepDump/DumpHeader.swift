@@ -10,8 +10,9 @@ public struct DumpHeader: Hashable, Sendable {
     /// The format name every dump starts with.
     public static let formatName = "tabkeep-dump"
     /// The format version this build writes. Version 2 added moved tabs' places (`{"after", "next",
-    /// "key"}`) and a clear's badge totals; this build reads versions 1 and 2.
-    public static let formatVersion = 2
+    /// "key"}`) and a clear's badge totals; version 3 writes each entry as a positional array and
+    /// no layout; this build reads versions 1, 2 and 3.
+    public static let formatVersion = 3
     /// The oldest format version this build reads.
     public static let oldestReadableVersion = 1
 

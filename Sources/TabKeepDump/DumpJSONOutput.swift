@@ -52,13 +52,20 @@ struct DumpJSONOutput {
     /// Appends a replica id as a JSON string of 16 lowercase hex digits: the bytes of
     /// `string(replica.description)`, without making the String.
     mutating func replica(_ replica: ReplicaID) {
-        bytes.append(UInt8(ascii: "\""))
-        var shift = 60
-        while shift >= 0 {
-            bytes.append(Self.hexDigits[Int((replica.rawValue >> UInt64(shift)) & 0x0F)])
-            shift -= 4
+        // Eighteen bytes made in a fixed buffer and appended at once: this runs three times per
+        // entry, and an append per digit was a twentieth of a dump (perf).
+        var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &text) { buffer in
+            buffer[0] = UInt8(ascii: "\"")
+            var value = replica.rawValue
+            for index in stride(from: 16, through: 1, by: -1) {
+                let digit = UInt8(truncatingIfNeeded: value & 0x0F)
+                buffer[index] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") - 10 + digit
+                value >>= 4
+            }
+            buffer[17] = UInt8(ascii: "\"")
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[..<18]))
         }
-        bytes.append(UInt8(ascii: "\""))
     }
 
     /// Appends a dot as the JSON string "REPLICA:SEQUENCE" (the bytes of `string(dot.description)`).

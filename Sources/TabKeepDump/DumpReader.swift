@@ -17,6 +17,8 @@ public import TabKeep
 public final class DumpReader {
     /// The header line.
     public private(set) var header = DumpHeader(schema: 0, replica: ReplicaID(rawValue: 1), time: "")
+    /// The format version of the header (1, 2 or 3).
+    public private(set) var version = 0
     /// The number of the last line read (1-based).
     public private(set) var line = 0
     /// Bytes read from the file so far.
@@ -255,6 +257,7 @@ public final class DumpReader {
                     "unknown format version \(version); this tabkeep reads versions \(DumpHeader.oldestReadableVersion) to \(DumpHeader.formatVersion)"
             )
         }
+        self.version = Int(version)
         let schema = try fields.unsigned("schema")
         guard schema >= 1, schema <= TabKeepStore.schemaVersion else {
             throw DumpError(
@@ -311,8 +314,12 @@ public final class DumpReader {
     }
 
     private func document(_ value: DumpJSONValue) throws(DumpError) -> DumpRecord {
+        // Version 3 has no layout, and each entry is a positional array.
+        let positional = version >= 3
         let fields = try DumpFields(
-            value, context: "document", line: line, allowed: ["type", "profile", "bar", "layout", "entries"])
+            value, context: "document", line: line,
+            allowed: positional
+                ? ["type", "profile", "bar", "entries"] : ["type", "profile", "bar", "layout", "entries"])
         let key = DocumentKey(profile: try fields.profile("profile"), bar: try fields.bar("bar"))
         let what = "profile \"\(key.profile)\" bar \"\(key.bar)\""
         if let lastDocument, !(lastDocument < key) {
@@ -320,9 +327,11 @@ public final class DumpReader {
                 lastDocument == key
                     ? "duplicate document for \(what)" : "documents out of key order at \(what)")
         }
-        let layout = try fields.value("layout")
-        guard layout.isObject || layout.isNull else {
-            throw fields.error("\"layout\" is neither an object nor null")
+        if !positional {
+            let layout = try fields.value("layout")
+            guard layout.isObject || layout.isNull else {
+                throw fields.error("\"layout\" is neither an object nor null")
+            }
         }
         guard let items = try fields.value("entries").elements else {
             throw fields.error("\"entries\" is not an array")
@@ -330,8 +339,11 @@ public final class DumpReader {
         var entries: [Entry] = []
         entries.reserveCapacity(items.count)
         for (index, item) in items.enumerated() {
+            let context = DumpContext(what, entry: index + 1)
             entries.append(
-                try DumpEntryReader.entry(item, context: DumpContext(what, entry: index + 1), line: line))
+                positional
+                    ? try DumpEntryReader.positionalEntry(item, context: context, line: line)
+                    : try DumpEntryReader.entry(item, context: context, line: line))
         }
         do {
             let document = try TabBarDocument(entries: entries)

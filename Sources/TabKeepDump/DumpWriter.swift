@@ -11,17 +11,28 @@ public import TabKeep
 /// output.write(writer.takeBytes())
 /// ```
 ///
-/// Lines are: the header; one per catalog; one per document (its readable layout, when a catalog is
-/// given, and every entry with stamp, origin and dot); the trailer with the record count and the
-/// CRC-32 of every byte before the trailer line. The caller writes records in key order.
+/// Lines are: the header; one per catalog; one per document (every entry with stamp, origin and
+/// dot; in version 2 also its readable layout, when a catalog is given); the trailer with the
+/// record count and the CRC-32 of every byte before the trailer line. The caller writes records in
+/// key order.
+///
+/// Version 3 (the default) writes each entry as a positional array and can write a document
+/// straight from its stored bytes (``writeDocument(key:encoded:)``); version 2 writes entries as
+/// objects with a member per field, and the layout.
 public struct DumpWriter: Sendable {
     private var output = DumpJSONOutput()
     private var checksum = CRC32()
+    private var transcoder = DumpTranscoder()
     /// Catalog and document lines written so far.
     public private(set) var records = 0
+    /// The format version written: 2 or 3.
+    public let version: Int
 
-    /// A writer with nothing written.
-    public init() {}
+    /// A writer with nothing written, of format `version` (2 or 3; the newest by default).
+    public init(version: Int = DumpHeader.formatVersion) {
+        precondition(version == 2 || version == 3, "DumpWriter writes format versions 2 and 3")
+        self.version = version
+    }
 
     /// Bytes written but not yet taken.
     public var pendingCount: Int { output.bytes.count }
@@ -46,7 +57,7 @@ public struct DumpWriter: Sendable {
         output.string(DumpHeader.formatName)
         output.raw(",")
         output.name("version")
-        output.integer(DumpHeader.formatVersion)
+        output.integer(version)
         output.raw(",")
         output.name("schema")
         output.integer(header.schema)
@@ -98,17 +109,22 @@ public struct DumpWriter: Sendable {
         records += 1
     }
 
-    /// Writes one document line: the layout resolved against `catalog` (null without one) and
-    /// every entry.
+    /// Writes one document line: every entry, and in version 2 the layout resolved against
+    /// `catalog` (null without one; version 3 has no layout and ignores `catalog`).
     public mutating func writeDocument(key: DocumentKey, document: TabBarDocument, catalog: Catalog?) {
         let start = output.bytes.count
-        output.raw("{\"type\":\"document\",")
-        output.name("profile")
-        output.string(key.profile.rawValue)
-        output.raw(",")
-        output.name("bar")
-        output.string(key.bar.rawValue)
-        output.raw(",")
+        writeDocumentStart(key)
+        if version >= 3 {
+            output.raw("[")
+            for (index, entry) in document.entries.enumerated() {
+                if index > 0 { output.raw(",") }
+                writePositionalEntry(entry)
+            }
+            output.raw("]")
+            endLine(from: start)
+            records += 1
+            return
+        }
         output.name("layout")
         if let catalog {
             writeLayout(document.layout(catalog: catalog))
@@ -125,6 +141,39 @@ public struct DumpWriter: Sendable {
         output.raw("]")
         endLine(from: start)
         records += 1
+    }
+
+    /// Writes one version 3 document line straight from the document's stored bytes (the binary
+    /// format of ``TabBarDocument/encoded()``), without decoding them: the same line as
+    /// ``writeDocument(key:document:catalog:)`` of the decoded document. Bytes that do not decode
+    /// throw the decoder's error and write nothing.
+    public mutating func writeDocument(key: DocumentKey, encoded: UnsafeBufferPointer<UInt8>)
+        throws(DocumentDecodingError)
+    {
+        precondition(version >= 3, "a version 2 line holds the layout: decode the document")
+        let start = output.bytes.count
+        writeDocumentStart(key)
+        if transcoder.transcode(encoded, &output) {
+            endLine(from: start)
+            records += 1
+            return
+        }
+        // The slow twin names the problem; were the transcoder stricter than the decoder, it
+        // also writes the line.
+        output.bytes.removeSubrange(start...)
+        writeDocument(key: key, document: try TabBarDocument(decoding: encoded), catalog: nil)
+    }
+
+    /// `{"type":"document","profile":P,"bar":B,` and, in version 3, `"entries":`.
+    private mutating func writeDocumentStart(_ key: DocumentKey) {
+        output.raw("{\"type\":\"document\",")
+        output.name("profile")
+        output.string(key.profile.rawValue)
+        output.raw(",")
+        output.name("bar")
+        output.string(key.bar.rawValue)
+        output.raw(",")
+        if version >= 3 { output.name("entries") }
     }
 
     /// Writes the trailer line: the record count and the CRC-32 of everything before it.
@@ -217,6 +266,33 @@ public struct DumpWriter: Sendable {
         output.name("dot")
         output.dot(entry.dot)
         output.raw("}")
+    }
+
+    /// A version 3 entry: `[KIND,(TAB,)(REPLICA,)STAMP,ORIGIN,DOT(,VALUE)]`, the value left out
+    /// for a tombstone.
+    private mutating func writePositionalEntry(_ entry: Entry) {
+        output.raw("[\"")
+        output.raw(DumpEntryKind.name(of: entry.key))
+        output.raw("\"")
+        if let tab = entry.key.tab {
+            output.raw(",")
+            output.string(tab.rawValue)
+        }
+        if case .badgeIncrements(_, let replica) = entry.key {
+            output.raw(",")
+            output.replica(replica)
+        }
+        output.raw(",")
+        output.integer(entry.stamp.rawValue)
+        output.raw(",")
+        output.replica(entry.origin)
+        output.raw(",")
+        output.dot(entry.dot)
+        if entry.value != .removed {
+            output.raw(",")
+            writeValue(entry.value)
+        }
+        output.raw("]")
     }
 
     private mutating func writeVector(_ entries: [(ReplicaID, Int64)]) {

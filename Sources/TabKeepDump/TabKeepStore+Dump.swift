@@ -6,15 +6,21 @@ extension TabKeepStore {
     /// consistent snapshot: the header, every catalog, every document (of `profiles`, when given)
     /// in key order, the trailer. Memory stays flat in the store's size. Returns the record count.
     ///
+    /// `formatVersion` 3 (the default) writes each document straight from its stored bytes; 2
+    /// decodes each to write its readable layout too (for tools that read only version 2).
+    ///
     /// ```swift
     /// try store.dump { chunk in try output.write(contentsOf: chunk) }
     /// ```
     @discardableResult
     public func dump(
         profiles: Set<ProfileID>? = nil, milliseconds: UInt64 = HybridLogicalClock.wallMilliseconds(),
-        to write: ([UInt8]) throws -> Void
+        formatVersion: Int = DumpHeader.formatVersion, to write: ([UInt8]) throws -> Void
     ) throws -> Int {
-        var writer = DumpWriter()
+        guard formatVersion == 2 || formatVersion == 3 else {
+            throw DumpError(line: 0, reason: "dump format version \(formatVersion) is not written; 2 or 3 is")
+        }
+        var writer = DumpWriter(version: formatVersion)
         writer.writeHeader(
             DumpHeader(
                 schema: TabKeepStore.schemaVersion, replica: replicaID,
@@ -35,6 +41,16 @@ extension TabKeepStore {
             if writer.pendingCount >= chunk { try write(writer.takeBytes()) }
             try forEachStoredDocument(txn) { documentKey, value in
                 if let profiles, !profiles.contains(documentKey.profile) { return true }
+                if formatVersion >= 3 {
+                    do throws(DocumentDecodingError) {
+                        try writer.writeDocument(
+                            key: documentKey, encoded: value.assumingMemoryBound(to: UInt8.self))
+                    } catch {
+                        throw TabKeepError.corruptDocument(documentKey, error)
+                    }
+                    if writer.pendingCount >= chunk { try write(writer.takeBytes()) }
+                    return true
+                }
                 let document: TabBarDocument
                 do throws(DocumentDecodingError) {
                     document = try TabBarDocument(decoding: value)

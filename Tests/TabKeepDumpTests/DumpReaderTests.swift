@@ -12,8 +12,10 @@ import Testing
 struct DumpReaderTests {
     let directory = TemporaryDirectory()
 
-    /// A store with every entry kind, escapes and non-ASCII text, several bars and an erased profile.
-    func dumpLines() throws -> [[UInt8]] {
+    /// A store with every entry kind, escapes and non-ASCII text, several bars and an erased profile,
+    /// dumped in format `version` (these tests read version 2 lines, whose entries are objects;
+    /// `DumpVersionThreeTests` reads version 3 ones).
+    func dumpLines(version: Int = 2) throws -> [[UInt8]] {
         let store = try TabKeepStore(path: directory.sub("store"), options: .init(durability: .deferred))
         try store.registerCatalog(letterTabs)
         for index in 0..<12 {
@@ -32,7 +34,7 @@ struct DumpReaderTests {
         }
         try store.erase(profile("user-3"))
         var bytes: [UInt8] = []
-        try store.dump(milliseconds: 1_700_000_000_000) { bytes += $0 }
+        try store.dump(milliseconds: 1_700_000_000_000, formatVersion: version) { bytes += $0 }
         return bytes.split(separator: 0x0A, omittingEmptySubsequences: false).dropLast().map(Array.init)
     }
 

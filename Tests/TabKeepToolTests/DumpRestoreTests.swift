@@ -39,7 +39,7 @@ struct DumpRestoreTests {
         let headerA = try #require(first.split(separator: "\n").first)
         let headerB = try #require(second.split(separator: "\n").first)
         #expect(headerA != headerB, "a restored store keeps its own replica id")
-        #expect(headerA.hasPrefix("{\"format\":\"tabkeep-dump\",\"version\":2,\"schema\":3,\"replica\":"))
+        #expect(headerA.hasPrefix("{\"format\":\"tabkeep-dump\",\"version\":3,\"schema\":3,\"replica\":"))
         #expect(try Tool.ok(["verify", directory.sub("b")]).hasPrefix("ok"))
         for profile in ["p0", "p3", "p5"] {
             #expect(
@@ -123,7 +123,7 @@ struct DumpRestoreTests {
         Breakage(name: "unknown format version", line: "line 1", message: "unknown format version 7") {
             lines in
             var changed = lines
-            changed[0] = changed[0].replacingOccurrences(of: "\"version\":2", with: "\"version\":7")
+            changed[0] = changed[0].replacingOccurrences(of: "\"version\":3", with: "\"version\":7")
             return changed
         },
         Breakage(name: "duplicate document", line: "line 6", message: "duplicate document") { lines in

@@ -27,9 +27,10 @@ extension Bench {
                         medianNanoseconds: nil, p99Nanoseconds: nil, operations: figures.documents,
                         rate: Double(figures.documents) / figures.seconds, rateUnit: "profiles/s",
                         note: String(
-                            format: "%.2f s; peak RSS %d MiB (heap/anon %d MiB, mapped file %d MiB)%@",
-                            figures.seconds, figures.peakKiB / 1024, figures.peakAnonKiB / 1024,
-                            figures.peakFileKiB / 1024,
+                            format:
+                                "%.2f s; peak heap %d MiB (mallinfo2); peak RSS %d MiB (anon %d MiB, mapped file %d MiB)%@",
+                            figures.seconds, figures.peakHeapKiB / 1024, figures.peakKiB / 1024,
+                            figures.peakAnonKiB / 1024, figures.peakFileKiB / 1024,
                             figures.bytes > 0 ? ", \(figures.bytes >> 20) MiB dump" : ""),
                         locking: singleLocking.rawValue))
                 phaseFigures[name + " " + scale] = figures
@@ -64,6 +65,9 @@ struct PhaseFigures: Codable {
     var peakAnonKiB: Int
     /// The largest `RssFile` seen: pages of the LMDB map (and binary) resident, reclaimable page cache.
     var peakFileKiB: Int
+    /// The largest heap in use seen (`mallinfo2()`, sampled with the others; `RssAnon` where it
+    /// cannot be read): what the phase holds, without mapped file pages, which the kernel can drop.
+    var peakHeapKiB: Int
     var bytes: Int
 }
 
@@ -105,23 +109,31 @@ func runChild(_ arguments: [String]) throws {
     let figures = PhaseFigures(
         documents: documents, seconds: seconds, peakKiB: MemoryWatcher.status("VmHWM"),
         peakAnonKiB: peaks.anon,
-        peakFileKiB: peaks.file, bytes: bytes)
+        peakFileKiB: peaks.file, peakHeapKiB: peaks.heap, bytes: bytes)
     let data = try JSONEncoder().encode(figures)
     FileHandle.standardOutput.write(data)
 }
 
-/// Samples `/proc/self/status` on a thread of its own and keeps the peaks of RssAnon and RssFile.
+/// Samples `/proc/self/status` (every 2 ms) and the heap (``Heap/inUse()``, every 100 ms) on a
+/// thread of its own and keeps the peaks of RssAnon, RssFile and the heap in use.
 final class MemoryWatcher: Sendable {
-    private let state = Mutex<(anon: Int, file: Int, running: Bool)>((0, 0, true))
+    private let state = Mutex<(anon: Int, file: Int, heap: Int, running: Bool)>((0, 0, 0, true))
 
     init() {
         let thread = Thread { [self] in
+            var round = 0
             while state.withLock({ $0.running }) {
                 let anon = Self.status("RssAnon")
                 let file = Self.status("RssFile")
+                // mallinfo2 walks every free chunk holding the arena's lock: every 2 ms it took a
+                // quarter of a restore's time (perf). Every 100 ms, it costs little and misses at
+                // most 100 ms of a heap's growth.
+                round += 1
+                let heap = round % 50 == 1 ? Heap.inUse().map { $0 >> 10 } ?? anon : 0
                 state.withLock {
                     $0.anon = max($0.anon, anon)
                     $0.file = max($0.file, file)
+                    $0.heap = max($0.heap, heap)
                 }
                 usleep(2_000)
             }
@@ -129,12 +141,13 @@ final class MemoryWatcher: Sendable {
         thread.start()
     }
 
-    func stop() -> (anon: Int, file: Int) {
+    func stop() -> (anon: Int, file: Int, heap: Int) {
         let anon = Self.status("RssAnon")
         let file = Self.status("RssFile")
+        let heap = Heap.inUse().map { $0 >> 10 } ?? anon
         return state.withLock { state in
             state.running = false
-            return (max(state.anon, anon), max(state.file, file))
+            return (max(state.anon, anon), max(state.file, file), max(state.heap, heap))
         }
     }
 
