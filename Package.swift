@@ -9,7 +9,9 @@ import PackageDescription
 // from its C sources by agisboye/CLMDB (tags follow LMDB's releases; no unsafe flags, so an app
 // can depend on TabKeep by version). TABKEEP_LMDB_SOURCE=PATH takes that branch on any host, with
 // the source package at PATH: CI builds and tests it on Linux against ../shared/vendor/CLMDB.
-let lmdbSourcePath = ProcessInfo.processInfo.environment["TABKEEP_LMDB_SOURCE"].flatMap { $0.isEmpty ? nil : $0 }
+let lmdbSourcePath = ProcessInfo.processInfo.environment["TABKEEP_LMDB_SOURCE"].flatMap {
+    $0.isEmpty ? nil : $0
+}
 #if os(Linux)
     let lmdbFromSource = lmdbSourcePath != nil
 #else
@@ -74,34 +76,41 @@ let package = Package(
         .target(
             name: "TabKeepS3",
             dependencies: [
-                "TabKeepSync", "TabKeep", .target(name: "CCrypto", condition: .when(platforms: [.linux, .android])),
+                "TabKeepSync", "TabKeep",
+                .target(name: "CCrypto", condition: .when(platforms: [.linux, .android])),
             ],
             swiftSettings: strict
         ),
         .target(name: "TabKeepUIKit", dependencies: ["TabKeep"], swiftSettings: strict),
+        // The four tools' one command-line layer: typed flags, generated help, errors and exit
+        // statuses, and the JSON writer. Not a product.
+        .target(name: "ToolSupport", path: "Tools/ToolSupport", swiftSettings: strict),
         .executableTarget(
             name: "tabkeep",
-            dependencies: ["TabKeep", "TabKeepSync", "TabKeepDump", "TabKeepS3"],
+            dependencies: ["TabKeep", "TabKeepSync", "TabKeepDump", "TabKeepS3", "ToolSupport"],
             path: "Tools/tabkeep",
             swiftSettings: strict
         ),
         .executableTarget(
             name: "tabkeep-bench",
-            dependencies: ["TabKeep", "TabKeepSync", "TabKeepDump", "TabKeepS3", "LMDBKit", lmdb, "CSQLite"],
+            dependencies: [
+                "TabKeep", "TabKeepSync", "TabKeepDump", "TabKeepS3", "LMDBKit", lmdb, "CSQLite",
+                "ToolSupport",
+            ],
             path: "Tools/tabkeep-bench",
             swiftSettings: strict
         ),
         // Test driver for ReliabilityTests (crash, many-process and limit runs); not a product.
         .executableTarget(
             name: "tabkeep-stress",
-            dependencies: ["TabKeep", "TabKeepSync", "TabKeepDump", "LMDBKit"],
+            dependencies: ["TabKeep", "TabKeepSync", "TabKeepDump", "LMDBKit", "ToolSupport"],
             path: "Tools/tabkeep-stress",
             swiftSettings: strict
         ),
         // Fuzz targets: replays corpus plus mutations normally; libFuzzer entry with -DFUZZING.
         .executableTarget(
             name: "tabkeep-fuzz",
-            dependencies: ["TabKeep", "TabKeepSync", "TabKeepDump", "TabKeepS3"],
+            dependencies: ["TabKeep", "TabKeepSync", "TabKeepDump", "TabKeepS3", "ToolSupport"],
             path: "Tools/tabkeep-fuzz",
             swiftSettings: strict
         ),
@@ -113,7 +122,8 @@ let package = Package(
             path: "Tests/TabKeepTestSupport",
             swiftSettings: strict
         ),
-        .testTarget(name: "LMDBKitTests", dependencies: ["LMDBKit", "TabKeepTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "LMDBKitTests", dependencies: ["LMDBKit", "TabKeepTestSupport"], swiftSettings: strict),
         // Test targets that spawn the built tools depend on them, so `swift test` alone builds them.
         .testTarget(
             name: "TabKeepTests",
@@ -138,7 +148,9 @@ let package = Package(
         ),
         .testTarget(
             name: "TabKeepToolTests",
-            dependencies: ["TabKeep", "TabKeepSync", "TabKeepDump", "LMDBKit", "TabKeepTestSupport", "tabkeep"],
+            dependencies: [
+                "TabKeep", "TabKeepSync", "TabKeepDump", "LMDBKit", "TabKeepTestSupport", "tabkeep",
+            ],
             swiftSettings: strict
         ),
         .testTarget(
