@@ -9,9 +9,7 @@ import PackageDescription
 // from its C sources by agisboye/CLMDB (tags follow LMDB's releases; no unsafe flags, so an app
 // can depend on TabKeep by version). TABKEEP_LMDB_SOURCE=PATH takes that branch on any host, with
 // the source package at PATH: CI builds and tests it on Linux against ../shared/vendor/CLMDB.
-let lmdbSourcePath = ProcessInfo.processInfo.environment["TABKEEP_LMDB_SOURCE"].flatMap {
-    $0.isEmpty ? nil : $0
-}
+let lmdbSourcePath = ProcessInfo.processInfo.environment["TABKEEP_LMDB_SOURCE"].flatMap { $0.isEmpty ? nil : $0 }
 #if os(Linux)
     let lmdbFromSource = lmdbSourcePath != nil
 #else
@@ -76,8 +74,7 @@ let package = Package(
         .target(
             name: "TabKeepS3",
             dependencies: [
-                "TabKeepSync", "TabKeep",
-                .target(name: "CCrypto", condition: .when(platforms: [.linux, .android])),
+                "TabKeepSync", "TabKeep", .target(name: "CCrypto", condition: .when(platforms: [.linux, .android])),
             ],
             swiftSettings: strict
         ),
@@ -94,8 +91,7 @@ let package = Package(
         .executableTarget(
             name: "tabkeep-bench",
             dependencies: [
-                "TabKeep", "TabKeepSync", "TabKeepDump", "TabKeepS3", "LMDBKit", lmdb, "CSQLite",
-                "ToolSupport",
+                "TabKeep", "TabKeepSync", "TabKeepDump", "TabKeepS3", "LMDBKit", lmdb, "CSQLite", "ToolSupport",
             ],
             path: "Tools/tabkeep-bench",
             swiftSettings: strict
@@ -122,8 +118,7 @@ let package = Package(
             path: "Tests/TabKeepTestSupport",
             swiftSettings: strict
         ),
-        .testTarget(
-            name: "LMDBKitTests", dependencies: ["LMDBKit", "TabKeepTestSupport"], swiftSettings: strict),
+        .testTarget(name: "LMDBKitTests", dependencies: ["LMDBKit", "TabKeepTestSupport"], swiftSettings: strict),
         // Test targets that spawn the built tools depend on them, so `swift test` alone builds them.
         .testTarget(
             name: "TabKeepTests",
@@ -148,9 +143,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TabKeepToolTests",
-            dependencies: [
-                "TabKeep", "TabKeepSync", "TabKeepDump", "LMDBKit", "TabKeepTestSupport", "tabkeep",
-            ],
+            dependencies: ["TabKeep", "TabKeepSync", "TabKeepDump", "LMDBKit", "TabKeepTestSupport", "tabkeep"],
             swiftSettings: strict
         ),
         .testTarget(
