@@ -79,29 +79,34 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(name: "TabKeepUIKit", dependencies: ["TabKeep"], swiftSettings: strict),
+        // The four tools' one command-line layer: typed flags, generated help, errors and exit
+        // statuses, and the JSON writer. Not a product.
+        .target(name: "ToolSupport", path: "Tools/ToolSupport", swiftSettings: strict),
         .executableTarget(
             name: "tabkeep",
-            dependencies: ["TabKeep", "TabKeepSync", "TabKeepDump", "TabKeepS3"],
+            dependencies: ["TabKeep", "TabKeepSync", "TabKeepDump", "TabKeepS3", "ToolSupport"],
             path: "Tools/tabkeep",
             swiftSettings: strict
         ),
         .executableTarget(
             name: "tabkeep-bench",
-            dependencies: ["TabKeep", "TabKeepSync", "TabKeepDump", "TabKeepS3", "LMDBKit", lmdb, "CSQLite"],
+            dependencies: [
+                "TabKeep", "TabKeepSync", "TabKeepDump", "TabKeepS3", "LMDBKit", lmdb, "CSQLite", "ToolSupport",
+            ],
             path: "Tools/tabkeep-bench",
             swiftSettings: strict
         ),
         // Test driver for ReliabilityTests (crash, many-process and limit runs); not a product.
         .executableTarget(
             name: "tabkeep-stress",
-            dependencies: ["TabKeep", "TabKeepSync", "TabKeepDump", "LMDBKit"],
+            dependencies: ["TabKeep", "TabKeepSync", "TabKeepDump", "LMDBKit", "ToolSupport"],
             path: "Tools/tabkeep-stress",
             swiftSettings: strict
         ),
         // Fuzz targets: replays corpus plus mutations normally; libFuzzer entry with -DFUZZING.
         .executableTarget(
             name: "tabkeep-fuzz",
-            dependencies: ["TabKeep", "TabKeepSync", "TabKeepDump", "TabKeepS3"],
+            dependencies: ["TabKeep", "TabKeepSync", "TabKeepDump", "TabKeepS3", "ToolSupport"],
             path: "Tools/tabkeep-fuzz",
             swiftSettings: strict
         ),

@@ -1,7 +1,8 @@
 import Foundation
 import LMDBKit
+import ToolSupport
 
-/// The command line, parsed by hand: no argument-parser package can be fetched here.
+/// The command line, parsed by ToolSupport against the flags declared below.
 struct Options {
     var profiles: [Int] = [10_000, 100_000, 1_000_000]
     var seconds: Double = 4
@@ -14,88 +15,103 @@ struct Options {
     /// Set by the hidden `--child` flag: this process is a dump or restore run of a parent bench.
     var child: [String] = []
 
-    static let usage = """
-        usage: tabkeep-bench [--profiles 10k,100k,1M] [--seconds N] [--json] [--smoke]
-                             [--only WORKLOAD] [--locking MODE] [--dir DIR] [--help]
+    static let profilesOption = Option(
+        name: "profiles", placeholder: "LIST",
+        help: "store sizes for launch-read (default 10k,100k,1M; k and M allowed)"
+    ) { (list) throws(UsageError) in
+        var sizes: [Int] = []
+        for part in list.split(separator: ",") {
+            guard let size = Self.count(String(part)), size >= 10 else {
+                throw UsageError("--profiles: \"\(part)\" is not a count of at least 10 (10k, 100k, 1M)")
+            }
+            sizes.append(size)
+        }
+        guard !sizes.isEmpty else { throw UsageError("--profiles: give at least one size") }
+        return sizes
+    }
+    static let secondsOption = Option(
+        name: "seconds", placeholder: "N", help: "measuring time per workload phase (default 4)"
+    ) { (text) throws(UsageError) in
+        guard let seconds = Double(text), seconds > 0, seconds <= 600 else {
+            throw UsageError("--seconds: \"\(text)\" is not a number of seconds in (0, 600]")
+        }
+        return seconds
+    }
+    static let jsonSwitch = Switch(name: "json", help: "print the results as JSON instead of a table")
+    static let smokeSwitch = Switch(
+        name: "smoke", help: "tiny sizes, a few seconds in all: every workload, contender and mode runs once")
+    static let onlyOption = Option(
+        name: "only", placeholder: "WORKLOAD",
+        help: "one of: \(Workload.allCases.map(\.rawValue).joined(separator: ", "))"
+    ) { (text) throws(UsageError) in
+        guard let workload = Workload(rawValue: text) else {
+            throw UsageError(
+                "--only: unknown workload \"\(text)\"; one of \(Workload.allCases.map(\.rawValue).joined(separator: ", "))"
+            )
+        }
+        return workload
+    }
+    static let lockingOption = Option(
+        name: "locking", placeholder: "MODE", help: "lmdb, per-transaction or both (default both; see below)"
+    ) { (text) throws(UsageError) in
+        if text == "both" { return Locking.allCases }
+        guard let mode = Locking(rawValue: text) else {
+            throw UsageError("--locking: \"\(text)\" is not lmdb, per-transaction or both")
+        }
+        return [mode]
+    }
+    static let directoryOption = Option(
+        name: "dir", placeholder: "DIR",
+        help: "where the stores go (default: a new directory under the temp directory, removed at the end)")
 
-        Measures TabKeep side by side with raw LMDB, SQLite, UserDefaults and JSON files, in one
-        process run, interleaved: median and p99 per operation and the ratio to raw LMDB.
-        concurrent-edits runs 8 writers in one process, then 4 writer processes (children of the
-        bench) on one shared database. s3 syncs through SeaweedFS on loopback (`weed` on PATH, else
-        it is skipped, saying so): the one-edit round trip of two stores through one prefix, then
-        1,000 profiles × 3 devices in one bucket (20 profiles in --smoke).
+    /// The bench's command line: its flags, help and details.
+    static let command = Command(
+        name: "tabkeep-bench",
+        summary: """
+            Measures TabKeep side by side with raw LMDB, SQLite, UserDefaults and JSON files, in one
+            process run, interleaved: median and p99 per operation and the ratio to raw LMDB.
+            """,
+        details: """
+            concurrent-edits runs 8 writers in one process, then 4 writer processes (children of the
+            bench) on one shared database. s3 syncs through SeaweedFS on loopback (`weed` on PATH, else
+            it is skipped, saying so): the one-edit round trip of two stores through one prefix, then
+            1,000 profiles × 3 devices in one bucket (20 profiles in --smoke).
+            --locking: the locking modes of TabKeep's stores in launch-read, durable-edit,
+            concurrent-edits and first-layout, one row per mode (raw LMDB, SQLite, UserDefaults and
+            JSON files run once); sync, dump-restore and s3 run in one mode, the one named, or with
+            both the default for new stores (TABKEEP_LOCKING, else \(Locking.platformDefault)).
+            """,
+        syntax: CommandSyntax(flags: [
+            .optional(profilesOption), .optional(secondsOption), .switch(jsonSwitch), .switch(smokeSwitch),
+            .optional(onlyOption), .optional(lockingOption), .optional(directoryOption),
+        ])
+    ) { _ in 0 }
 
-          --profiles LIST  store sizes for launch-read (default 10k,100k,1M; k and M allowed)
-          --seconds N      measuring time per workload phase (default 4)
-          --json           print the results as JSON instead of a table
-          --smoke          tiny sizes, a few seconds in all: every workload, contender and mode runs once
-          --only WORKLOAD  one of: \(Workload.allCases.map(\.rawValue).joined(separator: ", "))
-          --locking MODE   lmdb, per-transaction or both (default both): the locking modes of
-                           TabKeep's stores in launch-read, durable-edit, concurrent-edits and
-                           first-layout, one row per mode (raw LMDB, SQLite, UserDefaults and
-                           JSON files run once); sync, dump-restore and s3 run in one mode, the
-                           one named, or with both the default for new stores (TABKEEP_LOCKING, else
-                           \(Locking.platformDefault))
-          --dir DIR        where the stores go (default: a new directory under the temp directory,
-                           removed at the end)
-        """
+    /// The bench's messages on stderr: `tabkeep-bench: error: …`.
+    static let diagnostics = Diagnostics(tool: "tabkeep-bench")
 
-    static func parse(_ arguments: [String]) throws(UsageError) -> Options {
+    /// `--help`'s text, generated from the declarations.
+    static var usage: String { command.help(calledAs: "tabkeep-bench") }
+
+    /// The options of `arguments`; nil when they ask for `--help`. The hidden `--child` flag
+    /// hands everything after it to a child run of the bench, unparsed.
+    static func parse(_ arguments: [String]) throws(UsageError) -> Options? {
         var options = Options()
-        var rest = arguments[...]
-        func value(_ flag: String) throws(UsageError) -> String {
-            guard let next = rest.popFirst(), !next.hasPrefix("--") else {
-                throw UsageError("\(flag) needs a value")
-            }
-            return next
+        var own = arguments[...]
+        if let child = arguments.firstIndex(of: "--child") {
+            options.child = Array(arguments[(child + 1)...])
+            own = arguments[..<child]
         }
-        while let argument = rest.popFirst() {
-            switch argument {
-            case "--help", "-h": throw UsageError(nil)
-            case "--json": options.json = true
-            case "--smoke": options.smoke = true
-            case "--profiles":
-                let list = try value(argument)
-                var sizes: [Int] = []
-                for part in list.split(separator: ",") {
-                    guard let size = Self.count(String(part)), size >= 10 else {
-                        throw UsageError(
-                            "--profiles: \"\(part)\" is not a count of at least 10 (10k, 100k, 1M)")
-                    }
-                    sizes.append(size)
-                }
-                guard !sizes.isEmpty else { throw UsageError("--profiles: give at least one size") }
-                options.profiles = sizes
-            case "--seconds":
-                let text = try value(argument)
-                guard let seconds = Double(text), seconds > 0, seconds <= 600 else {
-                    throw UsageError("--seconds: \"\(text)\" is not a number of seconds in (0, 600]")
-                }
-                options.seconds = seconds
-            case "--only":
-                let text = try value(argument)
-                guard let workload = Workload(rawValue: text) else {
-                    throw UsageError(
-                        "--only: unknown workload \"\(text)\"; one of \(Workload.allCases.map(\.rawValue).joined(separator: ", "))"
-                    )
-                }
-                options.only = workload
-            case "--locking":
-                let text = try value(argument)
-                if text == "both" {
-                    options.lockings = Locking.allCases
-                } else if let mode = Locking(rawValue: text) {
-                    options.lockings = [mode]
-                } else {
-                    throw UsageError("--locking: \"\(text)\" is not lmdb, per-transaction or both")
-                }
-            case "--dir": options.directory = try value(argument)
-            case "--child":
-                options.child = Array(rest)
-                rest = []
-            default: throw UsageError("unknown argument \"\(argument)\"")
-            }
-        }
+        let parsed = try ParsedArguments(Array(own), syntax: command.syntax)
+        if parsed.wantsHelp { return nil }
+        if !parsed.positionals.isEmpty { throw UsageError("unknown argument \"\(parsed.positionals[0])\"") }
+        options.json = parsed[jsonSwitch]
+        options.smoke = parsed[smokeSwitch]
+        options.profiles = parsed[profilesOption] ?? options.profiles
+        options.seconds = parsed[secondsOption] ?? options.seconds
+        options.only = parsed[onlyOption]
+        options.lockings = parsed[lockingOption] ?? options.lockings
+        options.directory = parsed[directoryOption]
         if options.smoke {
             options.profiles = [300]
             options.seconds = min(options.seconds, 0.25)
@@ -120,12 +136,6 @@ struct Options {
         let (product, overflow) = value.multipliedReportingOverflow(by: scale)
         return overflow ? nil : product
     }
-}
-
-/// A bad command line; a nil message asks for the usage text alone.
-struct UsageError: Error {
-    var message: String?
-    init(_ message: String?) { self.message = message }
 }
 
 /// The workloads of issues 8, 15 and 24, in the order they run.

@@ -1,4 +1,5 @@
 import Foundation
+import ToolSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -140,11 +141,38 @@ extension Report {
         return lines.joined(separator: "\n")
     }
 
+    /// The report as indented JSON with sorted keys, a field left out where it has no value.
     func json() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        guard let data = try? encoder.encode(self) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
+        func object(_ members: [(String, JSON?)]) -> JSON {
+            .object(members.compactMap { key, value in value.map { (key, $0) } }.sorted { $0.0 < $1.0 })
+        }
+        func number(_ value: Double?) -> JSON? { value.map { .double($0) } }
+        let machine = object([
+            ("cpu", .string(self.machine.cpu)), ("cores", .integer(self.machine.cores)),
+            ("memoryGiB", .double(self.machine.memoryGiB)), ("kernel", .string(self.machine.kernel)),
+            ("swift", .string(self.machine.swift)),
+        ])
+        let rows = rows.map { row in
+            object([
+                ("workload", .string(row.workload)), ("scale", .string(row.scale)),
+                ("contender", .string(row.contender)), ("medianNanoseconds", number(row.medianNanoseconds)),
+                ("p99Nanoseconds", number(row.p99Nanoseconds)),
+                ("operations", row.operations.map { .integer($0) }),
+                ("rate", number(row.rate)), ("rateUnit", row.rateUnit.map { .string($0) }),
+                ("ratioToRawLMDB", number(row.ratioToRawLMDB)), ("note", row.note.map { .string($0) }),
+                ("locking", row.locking.map { .string($0) }),
+            ])
+        }
+        let targets = targets.map { target in
+            object([
+                ("target", .string(target.target)), ("met", target.met.map { .bool($0) }),
+                ("figures", .string(target.figures)),
+            ])
+        }
+        return object([
+            ("machine", machine), ("command", .string(command)), ("rows", .array(rows)),
+            ("targets", .array(targets)),
+        ]).indentedText()
     }
 }
 

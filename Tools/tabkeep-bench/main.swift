@@ -1,16 +1,19 @@
 // tabkeep-bench: TabKeep measured side by side with raw LMDB, SQLite and UserDefaults.
 import Foundation
+import ToolSupport
 
 let options: Options
 do {
-    options = try Options.parse(Array(CommandLine.arguments.dropFirst()))
-} catch {
-    if let message = error.message {
-        FileHandle.standardError.write(Data("tabkeep-bench: \(message)\n\n\(Options.usage)\n".utf8))
-        exit(2)
+    guard let parsed = try Options.parse(Array(CommandLine.arguments.dropFirst())) else {
+        print(Options.usage)
+        exit(0)
     }
-    print(Options.usage)
-    exit(0)
+    options = parsed
+} catch {
+    Options.diagnostics.error(error.message)
+    Options.diagnostics.note("usage: tabkeep-bench \(Options.command.usageArguments)")
+    Options.diagnostics.note("Run 'tabkeep-bench --help' for details.")
+    exit(2)
 }
 
 if !options.child.isEmpty {

@@ -1,5 +1,6 @@
 #if !FUZZING
     import Foundation
+    import ToolSupport
 
     /// Without libFuzzer: replays a target's corpus, then runs seeded random mutations of it.
     ///
@@ -9,31 +10,60 @@
     /// ```
     @main
     struct FuzzRunner {
-        static func main() throws {
-            let arguments = Array(CommandLine.arguments.dropFirst())
-            var options: [String: String] = [:]
-            var index = 1
-            while index + 1 < arguments.count {
-                options[String(arguments[index].drop(while: { $0 == "-" }))] = arguments[index + 1]
-                index += 2
+        static let runs = Option(name: "runs", placeholder: "N", help: "mutations to run (default 10000)") {
+            (text) throws(UsageError) in
+            guard let runs = Int(text), runs >= 0 else {
+                throw UsageError("--runs: \"\(text)\" is not a whole number")
             }
-            if arguments.first == "make-corpus", arguments.count >= 2 {
-                try SeedCorpus.write(to: arguments[1])
-                return
+            return runs
+        }
+        static let seed = Option(
+            name: "seed", placeholder: "S", help: "the mutations' random seed (default 1)"
+        ) {
+            (text) throws(UsageError) in
+            guard let seed = UInt64(text) else {
+                throw UsageError("--seed: \"\(text)\" is not a whole number")
             }
-            guard let name = arguments.first, let target = FuzzTarget(rawValue: name) else {
-                print("usage: tabkeep-fuzz document|dump|message|list [--runs N] [--seed S] [--corpus DIR]")
-                exit(2)
+            return seed
+        }
+        static let corpus = Option(
+            name: "corpus", placeholder: "DIR", help: "the corpus (default Tests/Fuzz/Corpus/TARGET)")
+        static let directory = Positional("DIR", help: "where each target's seed corpus goes")
+
+        static func main() {
+            let targets = FuzzTarget.allCases.map { target in
+                Command(
+                    name: target.rawValue,
+                    summary: "Replay the \(target.rawValue) corpus, then mutations of it.",
+                    details: "",
+                    syntax: CommandSyntax(flags: [.optional(runs), .optional(seed), .optional(corpus)])
+                ) { arguments in try replay(target, arguments) }
             }
-            let directory = options["corpus"] ?? "Tests/Fuzz/Corpus/\(target.rawValue)"
-            let runs = Int(options["runs"] ?? "10000") ?? 10_000
-            var random = Mutator(seed: UInt64(options["seed"] ?? "1") ?? 1)
+            let makeCorpus = Command(
+                name: "make-corpus",
+                summary: "Write the seed corpus of every target (Tools/make-fuzz-corpus.sh).",
+                details: "", syntax: CommandSyntax(positionals: [directory])
+            ) { arguments in
+                try SeedCorpus.write(to: arguments.value(of: directory))
+                return 0
+            }
+            let tool = CommandLineTool(
+                name: "tabkeep-fuzz",
+                overviewHeader: ["tabkeep-fuzz: the decoders' fuzz targets, without libFuzzer."],
+                commands: targets + [makeCorpus], helpExample: "document")
+            exit(tool.run(Array(CommandLine.arguments.dropFirst())))
+        }
+
+        static func replay(_ target: FuzzTarget, _ arguments: ParsedArguments) throws -> Int32 {
+            let directory = arguments[corpus] ?? "Tests/Fuzz/Corpus/\(target.rawValue)"
+            let runs = arguments[runs] ?? 10_000
+            var random = Mutator(seed: arguments[seed] ?? 1)
             let corpus = try FileManager.default.contentsOfDirectory(atPath: directory).sorted().map {
                 [UInt8](try Data(contentsOf: URL(fileURLWithPath: directory + "/" + $0)))
             }
             guard !corpus.isEmpty else {
                 print("no corpus in \(directory)")
-                exit(1)
+                return 1
             }
             var accepted = 0
             for input in corpus where target.run(input) { accepted += 1 }
@@ -49,8 +79,9 @@
                 print(
                     "\(target.rawValue): only \(seedsAccepted) of \(corpus.count) corpus inputs accepted; "
                         + "run Tools/make-fuzz-corpus.sh")
-                exit(1)
+                return 1
             }
+            return 0
         }
     }
 #endif

@@ -1,10 +1,14 @@
 import Foundation
 import TabKeep
+import ToolSupport
 
 /// `tabkeep backup`: a hot copy of a store.
 enum BackupCommand {
-    static let spec = CommandSpec(
-        name: "backup", usage: "STORE DEST [--compact]",
+    static let destination = Positional("DEST", help: "an empty or new directory for the copy")
+    static let compact = Switch(name: "compact", help: "leave out free pages")
+
+    static let command = Command(
+        name: "backup",
         summary: "Copy a store while it is in use into DEST (an empty or new directory).",
         details: """
             A consistent snapshot of the last commit before the copy began, taken with LMDB's hot
@@ -16,16 +20,17 @@ enum BackupCommand {
             Example:
               tabkeep backup ~/stores/app /backups/app-monday
             """,
-        positionals: ["STORE", "DEST"], flags: [FlagSpec(name: "compact")], run: run)
+        syntax: CommandSyntax(positionals: [Flags.store, destination], flags: [.switch(compact)]), run: run)
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
-        let store = try Stores.readOnly(arguments.positionals[0])
-        let destination = arguments.positionals[1]
-        try store.backup(to: destination, compact: arguments.has("compact"))
+        let source = arguments.value(of: Flags.store)
+        let store = try Stores.readOnly(source)
+        let destination = arguments.value(of: Self.destination)
+        try store.backup(to: destination, compact: arguments[compact])
         let size =
             (try? FileManager.default.attributesOfItem(atPath: destination + "/data.mdb")[.size] as? Int) ?? 0
         print(
-            "backed up \(arguments.positionals[0]) to \(destination) (\(size) bytes\(arguments.has("compact") ? ", compacted" : ""))"
+            "backed up \(source) to \(destination) (\(size) bytes\(arguments[compact] ? ", compacted" : ""))"
         )
         return 0
     }

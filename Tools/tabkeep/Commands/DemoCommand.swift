@@ -2,11 +2,15 @@ import Foundation
 import TabKeep
 import TabKeepDump
 import TabKeepSync
+import ToolSupport
 
 /// `tabkeep demo`: a one-minute walkthrough of what TabKeep does.
 enum DemoCommand {
-    static let spec = CommandSpec(
-        name: "demo", usage: "[--store DIR]",
+    static let store = Option(
+        name: "store", placeholder: "DIR", help: "where the stores go (default: a new temporary directory)")
+
+    static let command = Command(
+        name: "demo",
         summary: "Walk through TabKeep in a minute: two devices, customizing, a sync, a dump, a restore.",
         details: """
             Makes two device stores (phone and tablet) in DIR, or in a fresh temporary directory,
@@ -20,12 +24,12 @@ enum DemoCommand {
               tabkeep demo
               tabkeep demo --store /tmp/tabkeep-demo
             """,
-        positionals: [], flags: [FlagSpec(name: "store", value: "DIR")], run: run)
+        syntax: CommandSyntax(flags: [.optional(store)]), run: run)
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
         let files = FileManager.default
         let directory: String
-        if let given = arguments.value("store") {
+        if let given = arguments[store] {
             directory = given
         } else {
             directory =

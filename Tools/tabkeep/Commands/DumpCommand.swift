@@ -1,11 +1,15 @@
 import Foundation
 import TabKeep
 import TabKeepDump
+import ToolSupport
 
 /// `tabkeep dump`: the whole store (or some profiles) as JSON Lines.
 enum DumpCommand {
-    static let spec = CommandSpec(
-        name: "dump", usage: "STORE [--profile P]... [--output FILE]",
+    static let output = Option(
+        name: "output", placeholder: "FILE", help: "write to FILE (mode 0600) instead of stdout")
+
+    static let command = Command(
+        name: "dump",
         summary: "Write a store (or some profiles) as a checked JSON Lines dump.",
         details: """
             Streams, in flat memory, from one consistent snapshot: a header line, one line per
@@ -19,20 +23,14 @@ enum DumpCommand {
               tabkeep dump ~/stores/app --output app.tkdump
               tabkeep dump ~/stores/app --profile alice | less
             """,
-        positionals: ["STORE"],
-        flags: [
-            FlagSpec(name: "profile", value: "P", repeatable: true), FlagSpec(name: "output", value: "FILE"),
-        ],
+        syntax: CommandSyntax(
+            positionals: [Flags.store], flags: [.optional(Flags.profiles), .optional(output)]),
         run: run)
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
-        var profiles: Set<ProfileID>?
-        if !arguments.all("profile").isEmpty {
-            profiles = []
-            for text in arguments.all("profile") { profiles!.insert(try Values.profile(text)) }
-        }
-        let store = try Stores.readOnly(arguments.positionals[0])
-        if let path = arguments.value("output") {
+        let profiles = arguments.has(Flags.profiles) ? Set(arguments.all(Flags.profiles)) : nil
+        let store = try Stores.readOnly(arguments.value(of: Flags.store))
+        if let path = arguments[output] {
             let file = try PrivateFileWriter(path: path)
             let records = try store.dump(profiles: profiles) { try file.write($0) }
             try file.commit()

@@ -1,9 +1,14 @@
 import TabKeep
+import ToolSupport
 
 /// `tabkeep erase`: forget a profile (or one bar of it).
 enum EraseCommand {
-    static let spec = CommandSpec(
-        name: "erase", usage: "STORE --profile P [--bar B]",
+    static let bar = Option(
+        name: "bar", placeholder: "B", help: "reset only this bar instead of erasing every bar",
+        parse: Values.bar)
+
+    static let command = Command(
+        name: "erase",
         summary: "Erase a profile, or reset one of its bars to the app's defaults.",
         details: """
             Without --bar, erases every bar of the profile; with --bar, resets that bar. The erase
@@ -14,15 +19,13 @@ enum EraseCommand {
               tabkeep erase ~/stores/app --profile alice
               tabkeep erase ~/stores/app --profile alice --bar settings
             """,
-        positionals: ["STORE"],
-        flags: [FlagSpec(name: "profile", value: "P"), FlagSpec(name: "bar", value: "B")],
+        syntax: CommandSyntax(positionals: [Flags.store], flags: [.required(Flags.profile), .optional(bar)]),
         run: run)
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
-        let profile = try Values.profile(try arguments.required("profile"))
-        let store = try Stores.existing(arguments.positionals[0])
-        if let barText = arguments.value("bar") {
-            let bar = try Values.bar(barText)
+        let profile = try arguments.required(Flags.profile)
+        let store = try Stores.existing(arguments.value(of: Flags.store))
+        if let bar = arguments[Self.bar] {
             guard try store.bars(of: profile).contains(bar) else {
                 throw ToolError(message: "profile \"\(profile)\" has no stored bar \"\(bar)\"")
             }

@@ -1,9 +1,10 @@
 import TabKeep
+import ToolSupport
 
 /// `tabkeep explain`: why a profile's bar looks the way it does — which device set each thing, when.
 enum ExplainCommand {
-    static let spec = CommandSpec(
-        name: "explain", usage: "STORE --profile P [--bar B] [--catalog LIST] [--json]",
+    static let command = Command(
+        name: "explain",
         summary: "Explain a profile's bar: which device moved, hid or badged each tab, and when.",
         details: """
             For support ("my tabs moved, I didn't do that"). Resolves the stored document against
@@ -24,29 +25,26 @@ enum ExplainCommand {
               tabkeep explain ~/stores/phone --profile alice
               tabkeep explain ~/stores/phone --profile alice --json
             """,
-        positionals: ["STORE"],
-        flags: [
-            FlagSpec(name: "profile", value: "P"), FlagSpec(name: "bar", value: "B"),
-            FlagSpec(name: "catalog", value: "LIST"), FlagSpec(name: "json"),
-        ],
+        syntax: CommandSyntax(
+            positionals: [Flags.store],
+            flags: [
+                .required(Flags.profile), .optional(Flags.bar), .optional(Flags.catalog), .switch(Flags.json),
+            ]),
         run: run)
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
-        let profile = try Values.profile(try arguments.required("profile"))
-        let bar = try Values.bar(arguments.value("bar"))
-        let catalog = try arguments.value("catalog").map { (text) throws(UsageError) in
-            try Values.catalog(text)
-        }
-        let store = try Stores.readOnly(arguments.positionals[0])
-        guard let explanation = try store.explain(profile, bar: bar, catalog: catalog) else {
+        let profile = try arguments.required(Flags.profile)
+        let bar = arguments[Flags.bar] ?? .main
+        let store = try Stores.readOnly(arguments.value(of: Flags.store))
+        guard let explanation = try store.explain(profile, bar: bar, catalog: arguments[Flags.catalog]) else {
             throw ToolError(message: try nothingStored(store, profile: profile, bar: bar))
         }
         if !explanation.notInCatalog.isEmpty {
             let tabs = explanation.notInCatalog.map(\.rawValue).joined(separator: ", ")
             Output.warning("the catalog does not offer stored tabs \(tabs): kept, not shown")
         }
-        if arguments.has("json") {
-            print(ExplainJSON.object(explanation))
+        if arguments[Flags.json] {
+            print(ExplainJSON.object(explanation).text)
         } else {
             for line in ExplainTable(explanation).lines() { print(line) }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import TabKeep
+import ToolSupport
 
 /// `tabkeep explain --json`: one object, times as ISO 8601 UTC with milliseconds.
 ///
@@ -8,33 +9,27 @@ import TabKeep
 /// A provenance is {"replica","thisDevice","at","stamp","sequence","writtenAs"}; "at" is null for a
 /// pin's stamp, which carries no time.
 enum ExplainJSON {
-    static func object(_ explanation: BarExplanation) -> String {
+    static func object(_ explanation: BarExplanation) -> JSON {
         let writer = Writer(thisDevice: explanation.thisDevice)
-        return object([
-            ("profile", Output.json(explanation.profile.rawValue)),
-            ("bar", Output.json(explanation.bar.rawValue)),
-            ("thisDevice", Output.json(explanation.thisDevice.description)),
-            ("catalog", Output.json(explanation.catalog.tabs.map(\.id))),
-            ("order", Output.json(explanation.layout.order)),
-            ("hidden", Output.json(explanation.layout.hidden)),
-            ("tabs", array(explanation.tabs.map(writer.tab))),
+        return .object([
+            ("profile", .string(explanation.profile.rawValue)),
+            ("bar", .string(explanation.bar.rawValue)),
+            ("thisDevice", .string(explanation.thisDevice.description)),
+            ("catalog", .tabs(explanation.catalog.tabs.map(\.id))),
+            ("order", .tabs(explanation.layout.order)),
+            ("hidden", .tabs(explanation.layout.hidden)),
+            ("tabs", .array(explanation.tabs.map(writer.tab))),
             ("selection", writer.selection(explanation.selection)),
-            ("clears", array(explanation.clears.map(writer.clear))),
-            ("notInCatalog", Output.json(explanation.notInCatalog)),
+            ("clears", .array(explanation.clears.map(writer.clear))),
+            ("notInCatalog", .tabs(explanation.notInCatalog)),
         ])
     }
 
-    static func object(_ members: [(String, String)]) -> String {
-        "{" + members.map { "\(Output.json($0.0)):\($0.1)" }.joined(separator: ",") + "}"
-    }
-
-    static func array(_ items: [String]) -> String { "[" + items.joined(separator: ",") + "]" }
-
-    static func optional(_ tab: TabID?) -> String { tab.map { Output.json($0.rawValue) } ?? "null" }
+    static func optional(_ tab: TabID?) -> JSON { .string(tab?.rawValue) }
 
     /// Per-replica counts keyed by the replica's 16 hex digits.
-    static func byReplica<Number: BinaryInteger>(_ values: [ReplicaID: Number]) -> String {
-        object(values.keys.sorted().map { ($0.description, "\(values[$0]!)") })
+    static func byReplica<Number: BinaryInteger>(_ values: [ReplicaID: Number]) -> JSON {
+        .object(values.keys.sorted().map { ($0.description, .integer(values[$0]!)) })
     }
 
     struct Writer {
@@ -46,63 +41,68 @@ enum ExplainJSON {
             return formatter
         }()
 
-        func provenance(_ provenance: Provenance) -> String {
-            object([
-                ("replica", Output.json(provenance.origin.description)),
-                ("thisDevice", "\(provenance.isThisDevice)"),
-                ("at", provenance.hasTime ? Output.json(formatter.string(from: provenance.date)) : "null"),
-                ("stamp", Output.json(provenance.stamp.description)),
-                ("sequence", "\(provenance.dot.sequence)"),
+        func provenance(_ provenance: Provenance) -> JSON {
+            .object([
+                ("replica", .string(provenance.origin.description)),
+                ("thisDevice", .bool(provenance.isThisDevice)),
+                ("at", provenance.hasTime ? .string(formatter.string(from: provenance.date)) : .null),
+                ("stamp", .string(provenance.stamp.description)),
+                ("sequence", .integer(provenance.dot.sequence)),
                 ("writtenAs", optional(provenance.writtenAs)),
             ])
         }
 
-        func tab(_ tab: TabExplanation) -> String {
-            object([
-                ("tab", Output.json(tab.tab.rawValue)), ("index", tab.index.map { "\($0)" } ?? "null"),
-                ("formerIDs", Output.json(tab.formerIDs)), ("place", place(tab.place)),
+        func tab(_ tab: TabExplanation) -> JSON {
+            .object([
+                ("tab", .string(tab.tab.rawValue)), ("index", .integer(tab.index)),
+                ("formerIDs", .tabs(tab.formerIDs)), ("place", place(tab.place)),
                 ("customizable", flag(tab.customizable)), ("hidden", flag(tab.hidden)),
-                ("badge", tab.badge.map(badge) ?? "null"),
+                ("badge", tab.badge.map(badge) ?? .null),
                 (
                     "badgeText",
                     tab.badgeText.map {
-                        object([("text", Output.json($0.text)), ("by", provenance($0.provenance))])
-                    } ?? "null"
+                        .object([("text", .string($0.text)), ("by", provenance($0.provenance))])
+                    }
+                        ?? .null
                 ),
             ])
         }
 
-        func place(_ place: TabExplanation.Place) -> String {
+        func place(_ place: TabExplanation.Place) -> JSON {
             switch place {
             case .fixed(let index):
-                return object([("source", "\"fixed\""), ("catalogIndex", "\(index)")])
+                return .object([("source", .string("fixed")), ("catalogIndex", .integer(index))])
             case .catalogDefault(let after):
-                return object([("source", "\"catalogDefault\""), ("after", optional(after))])
+                return .object([("source", .string("catalogDefault")), ("after", optional(after))])
             case .moved(let by, let slot):
                 let slotJSON = slot.map {
-                    object([("after", optional($0.after)), ("next", optional($0.next))])
+                    JSON.object([("after", optional($0.after)), ("next", optional($0.next))])
                 }
-                return object([("source", "\"moved\""), ("by", provenance(by)), ("slot", slotJSON ?? "null")])
+                return .object([
+                    ("source", .string("moved")), ("by", provenance(by)), ("slot", slotJSON ?? .null),
+                ])
             case .pinned(let by):
-                return object([("source", "\"pinned\""), ("by", provenance(by))])
+                return .object([("source", .string("pinned")), ("by", provenance(by))])
             }
         }
 
-        func flag(_ flag: TabExplanation.Flag) -> String {
+        func flag(_ flag: TabExplanation.Flag) -> JSON {
             switch flag.source {
             case .catalogDefault:
-                return object([("value", "\(flag.value)"), ("source", "\"catalogDefault\"")])
+                return .object([("value", .bool(flag.value)), ("source", .string("catalogDefault"))])
             case .edited(let by):
-                return object([("value", "\(flag.value)"), ("source", "\"edited\""), ("by", provenance(by))])
+                return .object([
+                    ("value", .bool(flag.value)), ("source", .string("edited")), ("by", provenance(by)),
+                ])
             case .placement(let placement):
-                return object([
-                    ("value", "\(flag.value)"), ("source", "\"placement\""),
-                    ("placement", Output.json(placement.rawValue)),
+                return .object([
+                    ("value", .bool(flag.value)), ("source", .string("placement")),
+                    ("placement", .string(placement.rawValue)),
                 ])
             }
         }
 
-        func badge(_ badge: BadgeExplanation) -> String {
+        func badge(_ badge: BadgeExplanation) -> JSON {
             let baseline: String
             switch badge.baseline {
             case .none: baseline = "none"
@@ -110,49 +110,50 @@ enum ExplainJSON {
             case .clear: baseline = "clear"
             }
             let reset = badge.reset.map {
-                object([
-                    ("count", "\($0.count)"), ("seen", byReplica($0.seen)), ("by", provenance($0.provenance)),
-                ])
-            }
-            let increments = badge.increments.map {
-                object([
-                    ("replica", Output.json($0.replica.description)),
-                    ("thisDevice", "\($0.replica == thisDevice)"), ("total", "\($0.total)"),
-                    ("baseline", "\($0.baseline)"), ("counted", "\($0.counted)"),
+                JSON.object([
+                    ("count", .integer($0.count)), ("seen", byReplica($0.seen)),
                     ("by", provenance($0.provenance)),
                 ])
             }
-            return object([
-                ("count", "\(badge.count)"), ("baseline", Output.json(baseline)), ("reset", reset ?? "null"),
-                ("increments", array(increments)),
+            let increments = badge.increments.map {
+                JSON.object([
+                    ("replica", .string($0.replica.description)),
+                    ("thisDevice", .bool($0.replica == thisDevice)), ("total", .integer($0.total)),
+                    ("baseline", .integer($0.baseline)), ("counted", .integer($0.counted)),
+                    ("by", provenance($0.provenance)),
+                ])
+            }
+            return .object([
+                ("count", .integer(badge.count)), ("baseline", .string(baseline)), ("reset", reset ?? .null),
+                ("increments", .array(increments)),
             ])
         }
 
-        func selection(_ selection: SelectionExplanation) -> String {
-            object([
+        func selection(_ selection: SelectionExplanation) -> JSON {
+            .object([
                 ("stored", value(selection.stored)), ("shown", value(selection.shown)),
-                ("by", selection.provenance.map(provenance) ?? "null"),
+                ("by", selection.provenance.map(provenance) ?? .null),
             ])
         }
 
-        func value(_ selection: Selection) -> String {
+        func value(_ selection: Selection) -> JSON {
             switch selection {
-            case .tab(let tab): Output.json(tab.rawValue)
-            case .more: "\"more\""
-            case .none: "null"
+            case .tab(let tab): .string(tab.rawValue)
+            case .more: .string("more")
+            case .none: .null
             }
         }
 
-        func clear(_ clear: ClearExplanation) -> String {
+        func clear(_ clear: ClearExplanation) -> JSON {
             let totals = clear.badgeTotals.keys.sorted().map {
                 ($0.rawValue, byReplica(clear.badgeTotals[$0]!))
             }
             let covered = Dictionary(
                 uniqueKeysWithValues: clear.covered.replicas.map { ($0, clear.covered[$0]) })
-            return object([
+            return .object([
                 ("by", provenance(clear.provenance)), ("covered", byReplica(covered)),
-                ("removedTabs", Output.json(clear.removedTabs)),
-                ("removedSelection", "\(clear.removedSelection)"), ("badgeTotals", object(totals)),
+                ("removedTabs", .tabs(clear.removedTabs)),
+                ("removedSelection", .bool(clear.removedSelection)), ("badgeTotals", .object(totals)),
             ])
         }
     }

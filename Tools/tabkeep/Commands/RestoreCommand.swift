@@ -1,13 +1,25 @@
 import Foundation
 import TabKeep
 import TabKeepDump
+import ToolSupport
 
 /// `tabkeep restore`: a dump back into a store.
 enum RestoreCommand {
-    static let spec = CommandSpec(
+    static let input = Option(name: "input", placeholder: "FILE", help: "the dump to restore")
+    static let mode = Option(
+        name: "mode", placeholder: "replace|merge",
+        help: "replace (default): hold exactly the dump's documents; merge: merge entry by entry"
+    ) { (text) throws(UsageError) in
+        guard let mode = ImportMode(rawValue: text) else {
+            throw UsageError("--mode must be replace or merge, not \"\(text)\"")
+        }
+        return mode
+    }
+    static let dryRun = Switch(
+        name: "dry-run", help: "check the dump and report what would change; write nothing")
+
+    static let command = Command(
         name: "restore",
-        usage:
-            "STORE --input FILE [--mode replace|merge] [--dry-run] [--max-drift DURATION] [--locking lmdb|per-transaction]",
         summary: "Restore a dump into a store (created if missing), checking all of it first.",
         details: """
             Reads the whole dump and checks it (JSON, ids, entries, order, record count, CRC-32)
@@ -26,27 +38,24 @@ enum RestoreCommand {
               tabkeep restore ~/stores/new --input app.tkdump
               tabkeep restore ~/stores/app --input laptop.tkdump --mode merge --dry-run
             """,
-        positionals: ["STORE"],
-        flags: [
-            FlagSpec(name: "input", value: "FILE"), FlagSpec(name: "mode", value: "replace|merge"),
-            FlagSpec(name: "dry-run"), FlagSpec(name: "max-drift", value: "DURATION"),
-            FlagSpec(name: "locking", value: "lmdb|per-transaction"),
-        ],
+        syntax: CommandSyntax(
+            positionals: [Flags.store],
+            flags: [
+                .required(input), .optional(mode), .switch(dryRun), .optional(Flags.maxDrift),
+                .optional(Flags.locking),
+            ]),
         run: run)
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
-        let input = try arguments.required("input")
-        let modeText = arguments.value("mode") ?? "replace"
-        guard let mode = ImportMode(rawValue: modeText) else {
-            throw UsageError(message: "--mode must be replace or merge, not \"\(modeText)\"")
-        }
-        let dryRun = arguments.has("dry-run")
-        let locking = try Values.locking(arguments.value("locking"))
-        let maxDrift = try arguments.value("max-drift").map(Values.duration) ?? .seconds(300)
+        let input = try arguments.required(Self.input)
+        let mode = arguments[Self.mode] ?? .replace
+        let dryRun = arguments[Self.dryRun]
+        let locking = arguments[Flags.locking]
+        let maxDrift = arguments[Flags.maxDrift] ?? .seconds(300)
         guard FileManager.default.fileExists(atPath: input) else {
             throw ToolError(message: "no file at \(input)")
         }
-        let path = arguments.positionals[0]
+        let path = arguments.value(of: Flags.store)
         // A store that does not exist yet is created only for a dump that checks whole, so a bad
         // dump leaves no empty store behind. An existing store needs no check first: the restore
         // reads the dump once inside its transaction and aborts it at the first problem.

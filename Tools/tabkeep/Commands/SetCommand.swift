@@ -1,12 +1,54 @@
 import TabKeep
+import ToolSupport
 
 /// `tabkeep set`: fix a user's tab bar by hand.
 enum SetCommand {
-    static let spec = CommandSpec(
+    static let order = Option(
+        name: "order", placeholder: "a,b,c", help: "a whole new order, as a finished customization"
+    ) { (text) throws(UsageError) in try Values.tabs(text, flag: "order") }
+    static let move = Option(
+        name: "move", placeholder: "TAB=INDEX", help: "move TAB to INDEX of the shown order", repeatable: true
+    ) { (text) throws(UsageError) in try Values.tabNumber(text, flag: "move") }
+    static let customizable = Option(
+        name: "customizable", placeholder: "a,b", help: "the customizable subset of the tabs then shown"
+    ) { (text) throws(UsageError) in try Values.tabs(text, flag: "customizable") }
+    static let hide = Option(name: "hide", placeholder: "a,b", help: "hide these tabs") {
+        (text) throws(UsageError) in try Values.tabs(text, flag: "hide")
+    }
+    static let unhide = Option(name: "unhide", placeholder: "a,b", help: "show these tabs again") {
+        (text) throws(UsageError) in try Values.tabs(text, flag: "unhide")
+    }
+    static let select = Option(
+        name: "select", placeholder: "TAB|more|none", help: "select a tab, More or nothing"
+    ) {
+        (text) throws(UsageError) -> Selection in
+        switch text {
+        case "more": return .more
+        case "none": return .none
+        default: return .tab(try Values.tab(text, flag: "select"))
+        }
+    }
+    static let badge = Option(
+        name: "badge", placeholder: "TAB=N", help: "set TAB's badge count (0 clears)", repeatable: true
+    ) { (text) throws(UsageError) in
+        let badge = try Values.tabNumber(text, flag: "badge")
+        guard badge.value >= 0 else {
+            throw UsageError("--badge: a count cannot be negative (use --badge-add)")
+        }
+        return badge
+    }
+    static let badgeAdd = Option(
+        name: "badge-add", placeholder: "TAB=N", help: "add N (may be negative) to TAB's badge count",
+        repeatable: true
+    ) { (text) throws(UsageError) in try Values.tabNumber(text, flag: "badge-add") }
+    static let badgeText = Option(
+        name: "badge-text", placeholder: "TAB=TEXT", help: "set TAB's badge text (empty TEXT clears)",
+        repeatable: true
+    ) { (text) throws(UsageError) in try Values.pair(text, flag: "badge-text") }
+    static let reset = Switch(name: "reset", help: "reset the bar to the catalog's defaults first")
+
+    static let command = Command(
         name: "set",
-        usage: "STORE --profile P [--bar B] [--catalog LIST] [--order a,b,c] [--move TAB=INDEX] "
-            + "[--customizable a,b] [--hide a,b] [--unhide a,b] [--select TAB|more|none] [--badge TAB=N] "
-            + "[--badge-add TAB=N] [--badge-text TAB=TEXT] [--reset] [--locking lmdb|per-transaction]",
         summary: "Change a profile's tab bar (creates the store if missing).",
         details: """
             --catalog registers the bar's catalog (LIST: tab ids, each optionally TAB:PLACEMENT with
@@ -24,82 +66,46 @@ enum SetCommand {
               tabkeep set ~/stores/app --profile alice --catalog home:fixed,inbox,search,settings,labs:optional
               tabkeep set ~/stores/app --profile alice --move settings=1 --select inbox --badge-add inbox=3
             """,
-        positionals: ["STORE"],
-        flags: [
-            FlagSpec(name: "profile", value: "P"), FlagSpec(name: "bar", value: "B"),
-            FlagSpec(name: "catalog", value: "LIST"), FlagSpec(name: "order", value: "a,b,c"),
-            FlagSpec(name: "move", value: "TAB=INDEX", repeatable: true),
-            FlagSpec(name: "customizable", value: "a,b"), FlagSpec(name: "hide", value: "a,b"),
-            FlagSpec(name: "unhide", value: "a,b"), FlagSpec(name: "select", value: "TAB|more|none"),
-            FlagSpec(name: "badge", value: "TAB=N", repeatable: true),
-            FlagSpec(name: "badge-add", value: "TAB=N", repeatable: true),
-            FlagSpec(name: "badge-text", value: "TAB=TEXT", repeatable: true), FlagSpec(name: "reset"),
-            FlagSpec(name: "locking", value: "lmdb|per-transaction"),
-        ],
+        syntax: CommandSyntax(
+            positionals: [Flags.store],
+            flags: [
+                .required(Flags.profile), .optional(Flags.bar), .optional(Flags.catalog), .optional(order),
+                .optional(move), .optional(customizable), .optional(hide), .optional(unhide),
+                .optional(select),
+                .optional(badge), .optional(badgeAdd), .optional(badgeText), .switch(reset),
+                .optional(Flags.locking),
+            ]),
         run: run)
 
-    static func edits(_ arguments: ParsedArguments) throws(UsageError) -> [TabBarEdit] {
+    /// The edits in the order they apply.
+    static func edits(_ arguments: ParsedArguments) -> [TabBarEdit] {
         var edits: [TabBarEdit] = []
-        if arguments.has("reset") { edits.append(.reset) }
-        if let order = arguments.value("order") {
-            edits.append(.reorder(try Values.tabs(order, flag: "order")))
+        if arguments[Self.reset] { edits.append(.reset) }
+        if let order = arguments[Self.order] { edits.append(.reorder(order)) }
+        for move in arguments.all(Self.move) { edits.append(.move(move.tab, to: move.value)) }
+        for tab in arguments[Self.hide] ?? [] { edits.append(.setHidden(tab, true)) }
+        for tab in arguments[Self.unhide] ?? [] { edits.append(.setHidden(tab, false)) }
+        if let subset = arguments[Self.customizable] { edits.append(.setCustomizable(subset)) }
+        if let selection = arguments[Self.select] { edits.append(.select(selection)) }
+        for badge in arguments.all(Self.badge) {
+            edits.append(badge.value == 0 ? .clearBadge(badge.tab) : .setBadge(badge.tab, badge.value))
         }
-        for move in arguments.all("move") {
-            let (tab, index) = try Values.tabNumber(move, flag: "move")
-            edits.append(.move(tab, to: index))
-        }
-        for tab in try arguments.value("hide").map({ (text) throws(UsageError) in
-            try Values.tabs(text, flag: "hide")
-        })
-            ?? []
-        {
-            edits.append(.setHidden(tab, true))
-        }
-        for tab in try arguments.value("unhide").map({ (text) throws(UsageError) in
-            try Values.tabs(text, flag: "unhide")
-        }) ?? [] {
-            edits.append(.setHidden(tab, false))
-        }
-        if let subset = arguments.value("customizable") {
-            edits.append(.setCustomizable(try Values.tabs(subset, flag: "customizable")))
-        }
-        if let select = arguments.value("select") {
-            switch select {
-            case "more": edits.append(.select(.more))
-            case "none": edits.append(.select(.none))
-            default: edits.append(.select(.tab(try Values.tab(select, flag: "select"))))
-            }
-        }
-        for badge in arguments.all("badge") {
-            let (tab, count) = try Values.tabNumber(badge, flag: "badge")
-            guard count >= 0 else {
-                throw UsageError(message: "--badge: a count cannot be negative (use --badge-add)")
-            }
-            edits.append(count == 0 ? .clearBadge(tab) : .setBadge(tab, count))
-        }
-        for badge in arguments.all("badge-add") {
-            let (tab, delta) = try Values.tabNumber(badge, flag: "badge-add")
-            edits.append(.addToBadge(tab, delta))
-        }
-        for text in arguments.all("badge-text") {
-            let (tab, value) = try Values.pair(text, flag: "badge-text")
-            edits.append(.setBadgeText(tab, value.isEmpty ? nil : value))
+        for badge in arguments.all(Self.badgeAdd) { edits.append(.addToBadge(badge.tab, badge.value)) }
+        for text in arguments.all(Self.badgeText) {
+            edits.append(.setBadgeText(text.tab, text.value.isEmpty ? nil : text.value))
         }
         return edits
     }
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
-        let profile = try Values.profile(try arguments.required("profile"))
-        let bar = try Values.bar(arguments.value("bar"))
-        let catalog = try arguments.value("catalog").map { (text) throws(UsageError) in
-            try Values.catalog(text)
-        }
-        let edits = try edits(arguments)
+        let profile = try arguments.required(Flags.profile)
+        let bar = arguments[Flags.bar] ?? .main
+        let catalog = arguments[Flags.catalog]
+        let edits = edits(arguments)
         if edits.isEmpty && catalog == nil {
-            throw UsageError(message: "nothing to set: give --catalog or at least one edit")
+            throw UsageError("nothing to set: give --catalog or at least one edit")
         }
-        let store = try Stores.creating(
-            arguments.positionals[0], locking: try Values.locking(arguments.value("locking")))
+        let store = try Stores.creating(arguments.value(of: Flags.store), locking: arguments[Flags.locking])
         if let catalog {
             // One commit: a refused edit leaves the catalog unregistered too.
             try store.edit(profile, bar: bar, registering: catalog, edits)

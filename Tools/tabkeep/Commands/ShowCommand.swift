@@ -1,9 +1,14 @@
 import TabKeep
+import ToolSupport
 
 /// `tabkeep show`: one profile's bar as the user sees it.
 enum ShowCommand {
-    static let spec = CommandSpec(
-        name: "show", usage: "STORE --profile P [--bar B] [--catalog LIST] [--max-visible N] [--json]",
+    static let maxVisible = Option(
+        name: "max-visible", placeholder: "N", help: "how many items fit on the bar (default 5)"
+    ) { (text) throws(UsageError) in try Values.positiveInt(text, flag: "max-visible") }
+
+    static let command = Command(
+        name: "show",
         summary: "Show a profile's tab bar as the user sees it.",
         details: """
             Resolves the stored document against the bar's registered catalog (or --catalog) and
@@ -16,26 +21,23 @@ enum ShowCommand {
               tabkeep show ~/stores/app --profile alice
               tabkeep show ~/stores/app --profile alice --json
             """,
-        positionals: ["STORE"],
-        flags: [
-            FlagSpec(name: "profile", value: "P"), FlagSpec(name: "bar", value: "B"),
-            FlagSpec(name: "catalog", value: "LIST"), FlagSpec(name: "max-visible", value: "N"),
-            FlagSpec(name: "json"),
-        ],
+        syntax: CommandSyntax(
+            positionals: [Flags.store],
+            flags: [
+                .required(Flags.profile), .optional(Flags.bar), .optional(Flags.catalog),
+                .optional(maxVisible),
+                .switch(Flags.json),
+            ]),
         run: run)
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
-        let profile = try Values.profile(try arguments.required("profile"))
-        let bar = try Values.bar(arguments.value("bar"))
-        let catalog = try arguments.value("catalog").map { (text) throws(UsageError) in
-            try Values.catalog(text)
-        }
-        let maxVisible = try Values.positiveInt(
-            arguments.value("max-visible"), flag: "max-visible", default: 5)
-        let store = try Stores.readOnly(arguments.positionals[0])
-        let layout = try store.layout(profile, bar: bar, catalog: catalog)
-        if arguments.has("json") {
-            print(json(layout, profile: profile, bar: bar, maxVisible: maxVisible))
+        let profile = try arguments.required(Flags.profile)
+        let bar = arguments[Flags.bar] ?? .main
+        let maxVisible = arguments[Self.maxVisible] ?? 5
+        let store = try Stores.readOnly(arguments.value(of: Flags.store))
+        let layout = try store.layout(profile, bar: bar, catalog: arguments[Flags.catalog])
+        if arguments[Flags.json] {
+            print(json(layout, profile: profile, bar: bar, maxVisible: maxVisible).text)
         } else {
             print("profile \"\(profile)\", bar \"\(bar)\"")
             for line in BarDrawing.lines(layout, maxVisible: maxVisible) { print(line) }
@@ -43,24 +45,26 @@ enum ShowCommand {
         return 0
     }
 
-    static func json(_ layout: Layout, profile: ProfileID, bar: BarID, maxVisible: Int) -> String {
+    static func json(_ layout: Layout, profile: ProfileID, bar: BarID, maxVisible: Int) -> JSON {
         let (visible, more) = layout.split(maxVisible: maxVisible)
-        let selected: String
+        let selected: JSON
         switch layout.selection {
-        case .tab(let tab): selected = Output.json(tab.rawValue)
-        case .more: selected = "\"more\""
-        case .none: selected = "null"
+        case .tab(let tab): selected = .string(tab.rawValue)
+        case .more: selected = .string("more")
+        case .none: selected = .null
         }
         let badges = layout.order.compactMap { tab in
-            layout.badges[tab].map { "\(Output.json(tab.rawValue)):\($0)" }
+            layout.badges[tab].map { (tab.rawValue, JSON.integer($0)) }
         }
         let texts = layout.order.compactMap { tab in
-            layout.badgeTexts[tab].map { "\(Output.json(tab.rawValue)):\(Output.json($0))" }
+            layout.badgeTexts[tab].map { (tab.rawValue, JSON.string($0)) }
         }
-        return "{\"profile\":\(Output.json(profile.rawValue)),\"bar\":\(Output.json(bar.rawValue)),"
-            + "\"order\":\(Output.json(layout.order)),\"visible\":\(Output.json(visible)),"
-            + "\"more\":\(Output.json(more)),\"customizable\":\(Output.json(layout.customizable)),"
-            + "\"hidden\":\(Output.json(layout.hidden)),\"selected\":\(selected),"
-            + "\"badges\":{\(badges.joined(separator: ","))},\"badgeTexts\":{\(texts.joined(separator: ","))}}"
+        return .object([
+            ("profile", .string(profile.rawValue)), ("bar", .string(bar.rawValue)),
+            ("order", .tabs(layout.order)),
+            ("visible", .tabs(visible)), ("more", .tabs(more)), ("customizable", .tabs(layout.customizable)),
+            ("hidden", .tabs(layout.hidden)), ("selected", selected), ("badges", .object(badges)),
+            ("badgeTexts", .object(texts)),
+        ])
     }
 }

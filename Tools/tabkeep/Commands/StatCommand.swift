@@ -1,9 +1,10 @@
 import TabKeep
+import ToolSupport
 
 /// `tabkeep stat`: the store's figures.
 enum StatCommand {
-    static let spec = CommandSpec(
-        name: "stat", usage: "STORE [--json]",
+    static let command = Command(
+        name: "stat",
         summary:
             "Print a store's figures: LMDB pages and entries, counts, replica id, version vector, schema.",
         details: """
@@ -16,10 +17,11 @@ enum StatCommand {
               tabkeep stat ~/stores/app
               tabkeep stat ~/stores/app --json
             """,
-        positionals: ["STORE"], flags: [FlagSpec(name: "json")], run: run)
+        syntax: CommandSyntax(positionals: [Flags.store], flags: [.switch(Flags.json)]), run: run)
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
-        let store = try Stores.readOnly(arguments.positionals[0])
+        let path = arguments.value(of: Flags.store)
+        let store = try Stores.readOnly(path)
         let figures = try store.statistics()
         let databases = figures.databases.map { ($0.name, $0.statistics) }
         let profiles = try store.profiles()
@@ -31,24 +33,33 @@ enum StatCommand {
         let vector = schema < 2 ? VersionVector() : try store.versionVector()
         let entries = figures.entries
         let depth = figures.depth
-        if arguments.has("json") {
-            let perDatabase = databases.map { name, stats in
-                "\(Output.json(name)):{\"depth\":\(stats.depth),\"entries\":\(stats.entries),"
-                    + "\"branchPages\":\(stats.branchPages),\"leafPages\":\(stats.leafPages),"
-                    + "\"overflowPages\":\(stats.overflowPages)}"
+        if arguments[Flags.json] {
+            let perDatabase = databases.map { name, stats -> (String, JSON) in
+                (
+                    name,
+                    .object([
+                        ("depth", .integer(stats.depth)), ("entries", .integer(stats.entries)),
+                        ("branchPages", .integer(stats.branchPages)),
+                        ("leafPages", .integer(stats.leafPages)),
+                        ("overflowPages", .integer(stats.overflowPages)),
+                    ])
+                )
             }
-            let versions = vector.replicas.map { "\(Output.json($0.description)):\(vector[$0])" }
-            print(
-                "{\"schema\":\(schema),\"replica\":\(Output.json(store.replicaID.description)),"
-                    + "\"locking\":\(Output.json(store.locking.rawValue)),"
-                    + "\"pageSize\":\(figures.pageSize),\"depth\":\(depth),\"entries\":\(entries),"
-                    + "\"mapSize\":\(figures.mapSize),\"usedBytes\":\(figures.usedBytes),"
-                    + "\"profiles\":\(profiles.count),\"bars\":\(bars),\"documents\":\(documents),"
-                    + "\"versionVector\":{\(versions.joined(separator: ","))},"
-                    + "\"identityHistory\":[\(history.map { Output.json($0.description) }.joined(separator: ","))],"
-                    + "\"databases\":{\(perDatabase.joined(separator: ","))}}")
+            let versions = vector.replicas.map { ($0.description, JSON.integer(vector[$0])) }
+            let object: JSON = .object([
+                ("schema", .integer(schema)), ("replica", .string(store.replicaID.description)),
+                ("locking", .string(store.locking.rawValue)), ("pageSize", .integer(figures.pageSize)),
+                ("depth", .integer(depth)), ("entries", .integer(entries)),
+                ("mapSize", .integer(figures.mapSize)),
+                ("usedBytes", .integer(figures.usedBytes)), ("profiles", .integer(profiles.count)),
+                ("bars", .integer(bars)), ("documents", .integer(documents)),
+                ("versionVector", .object(versions)),
+                ("identityHistory", .strings(history.map(\.description))),
+                ("databases", .object(perDatabase)),
+            ])
+            print(object.text)
         } else {
-            print("store        \(arguments.positionals[0])")
+            print("store        \(path)")
             print(
                 "schema       \(schema)\(schema < TabKeepStore.schemaVersion ? " (migrated to \(TabKeepStore.schemaVersion) on the first open for writing)" : "")"
             )

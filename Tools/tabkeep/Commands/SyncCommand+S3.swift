@@ -3,32 +3,30 @@ import Foundation
 import Synchronization
 import TabKeep
 import TabKeepS3
+import ToolSupport
 
 /// `tabkeep sync STORE --s3 s3://BUCKET/PREFIX [--endpoint URL]`: one `ObjectStoreTransport` sync.
 extension SyncCommand {
     /// Credentials and region from AWS's environment variables; the endpoint from `--endpoint`
     /// (path-style) or AWS's for the region (virtual-hosted-style).
     static func syncThroughObjectStore(
-        _ store: TabKeepStore, _ location: String, endpoint: String?, profiles: Set<ProfileID>?,
+        _ store: TabKeepStore, _ location: S3Location, endpoint: URL?, profiles: Set<ProfileID>?,
         maxDrift: Duration
     ) throws -> Int32 {
-        let (bucket, prefix) = try parseS3URL(location)
         let environment = ProcessInfo.processInfo.environment
         let provider = EnvironmentCredentialProvider(environment: environment)
         _ = try provider.resolved()  // fail before any request when a variable is missing
         let region = environment["AWS_REGION"].flatMap { $0.isEmpty ? nil : $0 } ?? "us-east-1"
         let configuration: S3Client.Configuration
         if let endpoint {
-            guard let url = URL(string: endpoint), url.scheme == "http" || url.scheme == "https" else {
-                throw UsageError(message: "--endpoint \(endpoint) is not an http:// or https:// URL")
-            }
-            configuration = S3Client.Configuration(endpoint: url, region: region)
+            configuration = S3Client.Configuration(endpoint: endpoint, region: region)
         } else {
             configuration = .aws(region: region)
         }
         let client = try S3Client(configuration: configuration, credentials: provider)
         let transport = try ObjectStoreTransport(
-            bucket: bucket, prefix: prefix, store: store, profiles: profiles, client: client,
+            bucket: location.bucket, prefix: location.prefix, store: store, profiles: profiles,
+            client: client,
             maxDrift: maxDrift)
         let report = try waitFor { () async throws(S3Error) -> ObjectStoreSyncReport in
             try await transport.sync()
@@ -52,14 +50,14 @@ extension SyncCommand {
     }
 
     /// `s3://BUCKET[/PREFIX]` as bucket and prefix.
-    static func parseS3URL(_ text: String) throws(UsageError) -> (bucket: String, prefix: String) {
+    @Sendable static func parseS3URL(_ text: String) throws(UsageError) -> S3Location {
         guard text.hasPrefix("s3://") else {
-            throw UsageError(message: "--s3 \(text) is not s3://BUCKET/PREFIX")
+            throw UsageError("--s3 \(text) is not s3://BUCKET/PREFIX")
         }
         let rest = text.dropFirst("s3://".count)
         let bucket = String(rest.prefix { $0 != "/" })
-        guard !bucket.isEmpty else { throw UsageError(message: "--s3 \(text) names no bucket") }
-        return (bucket, String(rest.dropFirst(bucket.count).drop { $0 == "/" }))
+        guard !bucket.isEmpty else { throw UsageError("--s3 \(text) names no bucket") }
+        return S3Location(bucket: bucket, prefix: String(rest.dropFirst(bucket.count).drop { $0 == "/" }))
     }
 
     /// Runs async work from this synchronous tool and waits for it (the main thread is not one of
@@ -82,4 +80,10 @@ extension SyncCommand {
         done.wait()
         return try result.withLock { $0! }.get()
     }
+}
+
+/// Where `--s3` points: a bucket and a key prefix (possibly empty).
+struct S3Location: Sendable {
+    var bucket: String
+    var prefix: String
 }

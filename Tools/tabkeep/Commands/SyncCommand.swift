@@ -1,6 +1,7 @@
 import Foundation
 import TabKeep
 import TabKeepSync
+import ToolSupport
 
 /// `tabkeep sync`: exchange edits with another store, directly, through a shared folder, or
 /// through an S3-compatible object store.
@@ -9,10 +10,26 @@ import TabKeepSync
 /// exchange (`sync(_:_:profiles:maxDrift:)`), `--folder` its `FolderTransport`, `--s3` TabKeepS3's
 /// `ObjectStoreTransport`. The tool adds only checks and words.
 enum SyncCommand {
-    static let spec = CommandSpec(
+    static let peer = Option(
+        name: "peer", placeholder: "OTHER_STORE", help: "exchange sync messages with this store directly")
+    static let folder = Option(
+        name: "folder", placeholder: "DIR", help: "through per-device files in a replicated folder")
+    static let s3 = Option(
+        name: "s3", placeholder: "s3://BUCKET/PREFIX",
+        help: "through per-device objects in an S3-compatible store",
+        parse: parseS3URL)
+    static let endpoint = Option(
+        name: "endpoint", placeholder: "URL",
+        help: "the object store's http(s) URL, with --s3 (default: AWS S3)"
+    ) { (text) throws(UsageError) in
+        guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https" else {
+            throw UsageError("--endpoint \(text) is not an http:// or https:// URL")
+        }
+        return url
+    }
+
+    static let command = Command(
         name: "sync",
-        usage:
-            "STORE (--peer OTHER_STORE | --folder DIR | --s3 s3://BUCKET/PREFIX [--endpoint URL]) [--profile P]... [--max-drift DURATION]",
         summary: "Exchange edits with another store, both ways, through a shared folder or an object store.",
         details: """
             --peer OTHER_STORE: the two stores exchange sync messages: each receives exactly the
@@ -49,42 +66,33 @@ enum SyncCommand {
               tabkeep sync ~/stores/phone --peer ~/stores/laptop
               tabkeep sync ~/stores/phone --s3 s3://tabkeep-sync/users/alice --profile alice
             """,
-        positionals: ["STORE"],
-        flags: [
-            FlagSpec(name: "peer", value: "OTHER_STORE"), FlagSpec(name: "folder", value: "DIR"),
-            FlagSpec(name: "s3", value: "s3://BUCKET/PREFIX"), FlagSpec(name: "endpoint", value: "URL"),
-            FlagSpec(name: "profile", value: "P", repeatable: true),
-            FlagSpec(name: "max-drift", value: "DURATION"),
-        ],
+        syntax: CommandSyntax(
+            positionals: [Flags.store],
+            flags: [
+                .oneOf("way", peer), .oneOf("way", folder), .oneOf("way", s3), .optional(endpoint),
+                .optional(Flags.profiles), .optional(Flags.maxDrift),
+            ]),
         run: run)
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
-        let peer = arguments.value("peer")
-        let folder = arguments.value("folder")
-        let s3 = arguments.value("s3")
-        guard [peer, folder, s3].compactMap({ $0 }).count == 1 else {
-            throw UsageError(message: "give exactly one of --peer, --folder and --s3")
+        if arguments.has(Self.endpoint) && !arguments.has(Self.s3) {
+            throw UsageError("--endpoint goes with --s3")
         }
-        if arguments.value("endpoint") != nil && s3 == nil {
-            throw UsageError(message: "--endpoint goes with --s3")
-        }
-        let maxDrift = try arguments.value("max-drift").map(Values.duration) ?? .seconds(300)
-        var profiles: Set<ProfileID>?
-        if arguments.has("profile") {
-            profiles = Set(
-                try arguments.all("profile").map { text throws(UsageError) in try Values.profile(text) })
-        }
-        let store = try Stores.existing(arguments.positionals[0])
-        if let folder {
+        let maxDrift = arguments[Flags.maxDrift] ?? .seconds(300)
+        let profiles = arguments.has(Flags.profiles) ? Set(arguments.all(Flags.profiles)) : nil
+        let path = arguments.value(of: Flags.store)
+        let store = try Stores.existing(path)
+        if let folder = arguments[Self.folder] {
             return try syncThroughFolder(store, folder, profiles: profiles, maxDrift: maxDrift)
         }
-        if let s3 {
+        if let location = arguments[Self.s3] {
             return try syncThroughObjectStore(
-                store, s3, endpoint: arguments.value("endpoint"), profiles: profiles, maxDrift: maxDrift)
+                store, location, endpoint: arguments[Self.endpoint], profiles: profiles, maxDrift: maxDrift)
         }
-        let other = try Stores.existing(peer!)
-        let here = URL(fileURLWithPath: arguments.positionals[0]).resolvingSymlinksInPath().path
-        let there = URL(fileURLWithPath: peer!).resolvingSymlinksInPath().path
+        let peer = try arguments.required(Self.peer)
+        let other = try Stores.existing(peer)
+        let here = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        let there = URL(fileURLWithPath: peer).resolvingSymlinksInPath().path
         guard here != there else { throw ToolError(message: "a store cannot sync with itself") }
         guard store.replicaID != other.replicaID else {
             throw ToolError(

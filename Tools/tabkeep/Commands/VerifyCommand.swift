@@ -1,9 +1,10 @@
 import TabKeep
+import ToolSupport
 
 /// `tabkeep verify`: check a store's records against each other.
 enum VerifyCommand {
-    static let spec = CommandSpec(
-        name: "verify", usage: "STORE",
+    static let command = Command(
+        name: "verify",
         summary: "Check a store: documents decode and hold their invariants; dots, versions and meta agree.",
         details: """
             Runs TabKeepStore.verify() in one snapshot: every document decodes and holds its
@@ -16,10 +17,10 @@ enum VerifyCommand {
             Example:
               tabkeep verify ~/stores/app
             """,
-        positionals: ["STORE"], flags: [], run: run)
+        syntax: CommandSyntax(positionals: [Flags.store]), run: run)
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
-        let store = try Stores.readOnly(arguments.positionals[0])
+        let store = try Stores.readOnly(arguments.value(of: Flags.store))
         let report = try store.verify()
         for problem in report.problems { print("problem: \(problem)") }
         if report.isSound {

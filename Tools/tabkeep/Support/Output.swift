@@ -1,47 +1,26 @@
 import Foundation
 import LMDBKit
 import TabKeep
+import ToolSupport
 
 /// Where the tool writes: data on stdout, messages on stderr.
 enum Output {
-    static func error(_ message: String) {
-        FileHandle.standardError.write(Data("tabkeep: error: \(message)\n".utf8))
-    }
+    static let diagnostics = Diagnostics(tool: "tabkeep")
+
+    static func error(_ message: String) { diagnostics.error(message) }
 
     /// A problem that did not stop the command: `tabkeep: warning: …` on stderr.
-    static func warning(_ message: String) {
-        FileHandle.standardError.write(Data("tabkeep: warning: \(message)\n".utf8))
-    }
+    static func warning(_ message: String) { diagnostics.warning(message) }
 
-    static func note(_ message: String) {
-        FileHandle.standardError.write(Data("\(message)\n".utf8))
-    }
+    static func note(_ message: String) { diagnostics.note(message) }
 
     /// Whether stderr is a terminal (progress is drawn only then).
     static var stderrIsTerminal: Bool { isatty(2) == 1 }
+}
 
-    /// A JSON string literal.
-    static func json(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                let hex = String(scalar.value, radix: 16)
-                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
-    }
-
-    static func json(_ tabs: [TabID]) -> String {
-        "[" + tabs.map { json($0.rawValue) }.joined(separator: ",") + "]"
-    }
+extension JSON {
+    /// Tab ids as an array of strings.
+    static func tabs(_ tabs: [TabID]) -> JSON { .strings(tabs.map(\.rawValue)) }
 }
 
 /// Opening stores from a path argument.

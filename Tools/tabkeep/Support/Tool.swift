@@ -1,67 +1,33 @@
 import Foundation
 import TabKeep
 import TabKeepDump
+import ToolSupport
 
-/// The command table and the one place that turns errors into messages and exit codes:
-/// 0 done, 1 failed or problems found, 2 usage.
+/// The command table; ToolSupport's ``CommandLineTool`` turns errors into messages and exit
+/// codes: 0 done, 1 failed or problems found, 2 usage.
 enum Tool {
     static let version = "0.1.0"
 
-    static let commands: [CommandSpec] = [
-        DemoCommand.spec, ShowCommand.spec, ProfilesCommand.spec, SetCommand.spec, DumpCommand.spec,
-        RestoreCommand.spec, VerifyCommand.spec, StatCommand.spec, BackupCommand.spec, SyncCommand.spec,
-        ExplainCommand.spec,
-        EraseCommand.spec, HelpCommand.spec,
-    ]
+    static let commandLine = CommandLineTool(
+        name: "tabkeep",
+        versionLine:
+            "tabkeep \(version) (dump format \(DumpHeader.formatVersion), store schema \(TabKeepStore.schemaVersion))",
+        overviewHeader: [
+            "tabkeep \(version): the TabKeep admin tool. Inspect, fix, dump, restore, verify, back up and sync",
+            "the tab bar arrangements a TabKeep store keeps per user profile.",
+        ],
+        overviewFooter: [
+            "STORE is a store directory; P a profile; B a bar (default \"main\"); LIST comma-separated tab ids,",
+            "each optionally TAB:PLACEMENT (fixed, movable, default, optional).",
+            "Exit status: 0 done, 1 failed or problems found, 2 usage error.",
+            "Run 'tabkeep help COMMAND' or 'tabkeep COMMAND --help' for details; 'tabkeep --version' for the version.",
+        ],
+        commands: [
+            DemoCommand.command, ShowCommand.command, ProfilesCommand.command, SetCommand.command,
+            DumpCommand.command, RestoreCommand.command, VerifyCommand.command, StatCommand.command,
+            BackupCommand.command, SyncCommand.command, ExplainCommand.command, EraseCommand.command,
+        ],
+        helpExample: "restore")
 
-    static let generalUsage = "usage: tabkeep COMMAND [ARGUMENTS] (tabkeep --help lists the commands)"
-
-    static func command(named name: String) -> CommandSpec? {
-        commands.first { $0.name == name }
-    }
-
-    static func run(_ arguments: [String]) -> Int32 {
-        guard let first = arguments.first else {
-            Output.error("no command given")
-            Output.note(generalUsage)
-            return 2
-        }
-        switch first {
-        case "--version", "-V":
-            print(
-                "tabkeep \(version) (dump format \(DumpHeader.formatVersion), store schema \(TabKeepStore.schemaVersion))"
-            )
-            return 0
-        case "--help", "-h":
-            print(HelpCommand.overview())
-            return 0
-        default:
-            break
-        }
-        guard let spec = command(named: first) else {
-            Output.error(first.hasPrefix("-") ? "unknown flag \(first)" : "unknown command \"\(first)\"")
-            Output.note(generalUsage)
-            return 2
-        }
-        do {
-            let parsed = try ParsedArguments(Array(arguments.dropFirst()), spec: spec)
-            if parsed.wantsHelp {
-                print(HelpCommand.help(for: spec))
-                return 0
-            }
-            let status = try spec.run(parsed)
-            fflush(nil)
-            return status
-        } catch let error as UsageError {
-            fflush(nil)
-            Output.error(error.message)
-            Output.note("usage: tabkeep \(spec.name) \(spec.usage)")
-            Output.note("Run 'tabkeep \(spec.name) --help' for details.")
-            return 2
-        } catch {
-            fflush(nil)
-            Output.error(String(describing: error))
-            return 1
-        }
-    }
+    static func run(_ arguments: [String]) -> Int32 { commandLine.run(arguments) }
 }

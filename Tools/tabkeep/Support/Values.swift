@@ -1,14 +1,15 @@
 import LMDBKit
 import TabKeep
+import ToolSupport
 
 /// Turns flag values into TabKeep types; anything malformed is a ``UsageError`` naming the flag.
 enum Values {
-    static func profile(_ text: String) throws(UsageError) -> ProfileID {
-        do { return try ProfileID(text) } catch { throw UsageError(message: "--profile: \(error)") }
+    @Sendable static func profile(_ text: String) throws(UsageError) -> ProfileID {
+        do { return try ProfileID(text) } catch { throw UsageError("--profile: \(error)") }
     }
 
     /// A duration: whole seconds, or a number with s, m or h (`90s`, `10m`, `2h`).
-    static func duration(_ text: String) throws(UsageError) -> Duration {
+    @Sendable static func duration(_ text: String) throws(UsageError) -> Duration {
         var digits = Substring(text)
         var unit: Int64 = 1
         if let last = text.last, let scale = ["s": Int64(1), "m": 60, "h": 3_600][String(last)] {
@@ -16,28 +17,24 @@ enum Values {
             unit = scale
         }
         guard let number = Int64(digits), number >= 0, number <= 1_000_000_000 / unit else {
-            throw UsageError(
-                message: "--max-drift: \"\(text)\" is not a duration such as 300, 90s, 10m or 2h")
+            throw UsageError("--max-drift: \"\(text)\" is not a duration such as 300, 90s, 10m or 2h")
         }
         return .seconds(number * unit)
     }
 
-    /// `--locking`: nil when not given (the store's own mode, or the default for a new store).
-    static func locking(_ text: String?) throws(UsageError) -> Locking? {
-        guard let text else { return nil }
+    @Sendable static func locking(_ text: String) throws(UsageError) -> Locking {
         guard let locking = Locking(rawValue: text) else {
-            throw UsageError(message: "--locking must be lmdb or per-transaction, not \"\(text)\"")
+            throw UsageError("--locking must be lmdb or per-transaction, not \"\(text)\"")
         }
         return locking
     }
 
-    static func bar(_ text: String?) throws(UsageError) -> BarID {
-        guard let text else { return .main }
-        do { return try BarID(text) } catch { throw UsageError(message: "--bar: \(error)") }
+    @Sendable static func bar(_ text: String) throws(UsageError) -> BarID {
+        do { return try BarID(text) } catch { throw UsageError("--bar: \(error)") }
     }
 
     static func tab(_ text: String, flag: String) throws(UsageError) -> TabID {
-        do { return try TabID(text) } catch { throw UsageError(message: "--\(flag): \(error)") }
+        do { return try TabID(text) } catch { throw UsageError("--\(flag): \(error)") }
     }
 
     /// `a,b,c` as tab ids.
@@ -50,7 +47,7 @@ enum Values {
     }
 
     /// `LIST`: tab ids, each optionally `TAB:PLACEMENT`.
-    static func catalog(_ text: String) throws(UsageError) -> Catalog {
+    @Sendable static func catalog(_ text: String) throws(UsageError) -> Catalog {
         var tabs: [Catalog.Tab] = []
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {
             var id = String(part)
@@ -59,39 +56,45 @@ enum Values {
                 let name = String(part[part.index(after: colon)...])
                 guard let given = Catalog.Placement(rawValue: name) else {
                     throw UsageError(
-                        message:
-                            "--catalog: unknown placement \"\(name)\" (fixed, movable, default, optional)")
+                        "--catalog: unknown placement \"\(name)\" (fixed, movable, default, optional)")
                 }
                 placement = given
                 id = String(part[..<colon])
             }
             tabs.append(Catalog.Tab(try tab(id, flag: "catalog"), placement: placement))
         }
-        do { return try Catalog(tabs: tabs) } catch { throw UsageError(message: "--catalog: \(error)") }
+        do { return try Catalog(tabs: tabs) } catch { throw UsageError("--catalog: \(error)") }
     }
 
     /// `TAB=VALUE`, split at the first `=`.
-    static func pair(_ text: String, flag: String) throws(UsageError) -> (TabID, String) {
+    static func pair(_ text: String, flag: String) throws(UsageError) -> TabValue<String> {
         guard let equals = text.firstIndex(of: "=") else {
-            throw UsageError(message: "--\(flag) needs TAB=VALUE, not \"\(text)\"")
+            throw UsageError("--\(flag) needs TAB=VALUE, not \"\(text)\"")
         }
-        return (try tab(String(text[..<equals]), flag: flag), String(text[text.index(after: equals)...]))
+        return TabValue(
+            tab: try tab(String(text[..<equals]), flag: flag),
+            value: String(text[text.index(after: equals)...]))
     }
 
     /// `TAB=N` with an integer N.
-    static func tabNumber(_ text: String, flag: String) throws(UsageError) -> (TabID, Int) {
-        let (tab, value) = try pair(text, flag: flag)
-        guard let number = Int(value) else {
-            throw UsageError(message: "--\(flag): \"\(value)\" is not a whole number")
+    static func tabNumber(_ text: String, flag: String) throws(UsageError) -> TabValue<Int> {
+        let pair = try pair(text, flag: flag)
+        guard let number = Int(pair.value) else {
+            throw UsageError("--\(flag): \"\(pair.value)\" is not a whole number")
         }
-        return (tab, number)
+        return TabValue(tab: pair.tab, value: number)
     }
 
-    static func positiveInt(_ text: String?, flag: String, default fallback: Int) throws(UsageError) -> Int {
-        guard let text else { return fallback }
+    static func positiveInt(_ text: String, flag: String) throws(UsageError) -> Int {
         guard let number = Int(text), number > 0 else {
-            throw UsageError(message: "--\(flag): \"\(text)\" is not a positive whole number")
+            throw UsageError("--\(flag): \"\(text)\" is not a positive whole number")
         }
         return number
     }
+}
+
+/// A `TAB=VALUE` flag's value.
+struct TabValue<Value: Sendable>: Sendable {
+    var tab: TabID
+    var value: Value
 }
