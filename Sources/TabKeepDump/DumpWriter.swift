@@ -115,12 +115,7 @@ public struct DumpWriter: Sendable {
         let start = output.bytes.count
         writeDocumentStart(key)
         if version >= 3 {
-            output.raw("[")
-            for (index, entry) in document.entries.enumerated() {
-                if index > 0 { output.raw(",") }
-                writePositionalEntry(entry)
-            }
-            output.raw("]")
+            writeEntries(document, positional: true)
             endLine(from: start)
             records += 1
             return
@@ -133,14 +128,19 @@ public struct DumpWriter: Sendable {
         }
         output.raw(",")
         output.name("entries")
+        writeEntries(document, positional: false)
+        endLine(from: start)
+        records += 1
+    }
+
+    /// The document's entries as a JSON array: positional arrays (version 3) or objects.
+    private mutating func writeEntries(_ document: TabBarDocument, positional: Bool) {
         output.raw("[")
         for (index, entry) in document.entries.enumerated() {
             if index > 0 { output.raw(",") }
-            writeEntry(entry)
+            if positional { writePositionalEntry(entry) } else { writeEntry(entry) }
         }
         output.raw("]")
-        endLine(from: start)
-        records += 1
     }
 
     /// Writes one version 3 document line straight from the document's stored bytes (the binary

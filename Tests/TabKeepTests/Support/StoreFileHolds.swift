@@ -6,7 +6,8 @@ import LMDBKit
 #endif
 
 /// What this process holds on a store's `data.mdb` and `lock.mdb` right now, read from
-/// `/proc/locks` (matched by inode and this process's pid) and `/proc/self/fd` (by path).
+/// `/proc/self/fdinfo` and `/proc/locks` (matched by inode and this process's pid) and
+/// `/proc/self/fd` (by path).
 /// Linux only: elsewhere there is no `/proc`.
 struct StoreFileHolds: Equatable, CustomStringConvertible {
     /// The `/proc/locks` lines of this process on `lock.mdb`.
@@ -35,37 +36,44 @@ struct StoreFileHolds: Equatable, CustomStringConvertible {
         let pid = String(getpid())
         let lockInode = Self.inode(lockFile)
         let dataInode = Self.inode(dataFile)
-        // The kernel writes /proc/locks a page at a time and skips a row when rows before it go
-        // away between two pages (every process's locks are in one list, and other tests and their
-        // child processes lock and unlock all the time): the union of several reads, rows without
-        // the ordinal. A read never shows a row that was not there, so reading on until this
-        // process's lock on the lock file shows (at most 40 reads) only makes "no lock" surer.
+        // This process's locks on each file it has open, from /proc/self/fdinfo: a POSIX lock
+        // lives only while the process has a descriptor on the file, and fdinfo lists exactly
+        // the locks of the descriptor's owner on that file. /proc/locks alone is not enough: the
+        // kernel writes it a page at a time and drops a row when rows before it go away between
+        // two pages, and every process's locks are in that one list (other tests and their child
+        // processes lock and unlock all the time), so under load a held lock could go unseen.
         var rows: [Substring] = []
-        let lockRow = lockInode.map { ":\($0) " }
-        for read in 0..<40 {
-            for line in try String(contentsOfFile: "/proc/locks", encoding: .utf8).split(separator: "\n") {
-                let row = line.drop { $0 != ":" }.dropFirst()
-                if !rows.contains(row) { rows.append(row) }
-            }
-            let seen = lockRow.map { inode in
-                rows.contains { $0.contains(" \(pid) ") && $0.contains(inode) }
-            }
-            if read >= 2 && seen != false { break }
-        }
-        for line in rows {
-            // " POSIX  ADVISORY  WRITE 1234 08:01:5678 0 0", or " -> POSIX …" for a waiter.
-            let fields = line.split(separator: " ").filter { $0 != "->" }
-            guard fields.count >= 5, fields[3] == pid else { continue }
-            let inode = fields[4].split(separator: ":").last.flatMap { UInt64($0) }
-            if inode != nil, inode == lockInode { lockFileLocks.append(String(line)) }
-            if inode != nil, inode == dataInode { dataFileLocks.append(String(line)) }
-        }
         for entry in try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") {
             guard
                 let target = try? FileManager.default.destinationOfSymbolicLink(
                     atPath: "/proc/self/fd/" + entry)
             else { continue }
-            if target == lockFile || target == dataFile { descriptors += 1 }
+            guard target == lockFile || target == dataFile else { continue }
+            descriptors += 1
+            let info = (try? String(contentsOfFile: "/proc/self/fdinfo/" + entry, encoding: .utf8)) ?? ""
+            for line in info.split(separator: "\n") where line.hasPrefix("lock:") {
+                let row = line.drop { $0 != ":" }.dropFirst().drop { $0 != ":" }.dropFirst()
+                if !rows.contains(row) { rows.append(row) }
+            }
+        }
+        // And /proc/locks (three reads), rows without the ordinal: a second witness.
+        for _ in 0..<3 {
+            for line in try String(contentsOfFile: "/proc/locks", encoding: .utf8).split(separator: "\n") {
+                let row = line.drop { $0 != ":" }.dropFirst()
+                if !rows.contains(row) { rows.append(row) }
+            }
+        }
+        for line in rows {
+            // " POSIX  ADVISORY  WRITE 1234 08:01:5678 0 0", or " -> POSIX …" for a waiter.
+            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).filter { $0 != "->" }
+            guard fields.count >= 5, fields[3] == pid else { continue }
+            let inode = fields[4].split(separator: ":").last.flatMap { UInt64($0) }
+            if inode != nil, inode == lockInode, !lockFileLocks.contains(String(line)) {
+                lockFileLocks.append(String(line))
+            }
+            if inode != nil, inode == dataInode, !dataFileLocks.contains(String(line)) {
+                dataFileLocks.append(String(line))
+            }
         }
     }
 
