@@ -1,6 +1,8 @@
 // tabkeep-bench: TabKeep measured side by side with raw LMDB, SQLite and UserDefaults.
 import Foundation
 
+CallgrindRun.runIfAsked()  // TABKEEP_BENCH_CALLGRIND: one process, for valgrind (Callgrind.swift)
+
 let options: Options
 do {
     options = try Options.parse(Array(CommandLine.arguments.dropFirst()))
