@@ -2,6 +2,8 @@
 import Foundation
 import ToolSupport
 
+CallgrindRun.runIfAsked()  // TABKEEP_BENCH_CALLGRIND: one process, for valgrind (Callgrind.swift)
+
 let options: Options
 do {
     guard let parsed = try Options.parse(Array(CommandLine.arguments.dropFirst())) else {

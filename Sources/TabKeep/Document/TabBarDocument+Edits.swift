@@ -7,9 +7,17 @@ extension TabBarDocument {
     package mutating func apply(_ edit: TabBarEdit, catalog: Catalog, by replica: inout Replica)
         throws(EditError)
     {
+        try apply(edit, catalog: catalog, by: &replica, path: .fast)
+    }
+
+    /// The same, by the `path` given: `.slow` is the fast path's twin, which the differential
+    /// tests compare it with (the same document, replica and error for every edit).
+    package mutating func apply(
+        _ edit: TabBarEdit, catalog: Catalog, by replica: inout Replica, path: EditPath
+    ) throws(EditError) {
         var writer = replica
         writer.clock.observe(maxStamp)
-        let bar = ResolvedBar(document: self, catalog: catalog)
+        let bar = ResolvedBar(document: self, catalog: catalog, extent: path == .fast ? edit.extent : .all)
         var plan = EditPlan(document: self, bar: bar, replica: writer)
         switch edit {
         case .move(let tab, let index):
@@ -35,9 +43,35 @@ extension TabBarDocument {
         case .reset:
             plan.reset()
         }
-        write(plan.entries)
+        if path == .fast && plan.entries.count == 1 {
+            write(one: plan.entries[0])
+        } else {
+            write(plan.entries)
+        }
         if case .reset = edit { applyContext() }
         replica = plan.replica
+    }
+}
+
+/// How ``TabBarDocument/apply(_:catalog:by:path:)`` computes an edit.
+package enum EditPath: Sendable {
+    /// Resolves only what the edit reads (no order for a badge, flag or text edit) and writes a
+    /// single entry in place.
+    case fast
+    /// Resolves the whole bar and merges the written entries in: the reference the fast path is
+    /// tested against.
+    case slow
+}
+
+extension TabBarEdit {
+    /// What of the bar the edit reads: its order only for the edits that place tabs, check that a
+    /// tab is shown or compare flags of shown tabs; one tab's badge counters for badge counts.
+    var extent: ResolvedBar.Extent {
+        switch self {
+        case .move, .reorder, .setCustomizable, .select: .all
+        case .setBadge(let tab, _), .addToBadge(let tab, _), .clearBadge(let tab): .badges(tab)
+        case .setCustomizableFlag, .setHidden, .setBadgeText, .reset: .catalogOnly
+        }
     }
 }
 

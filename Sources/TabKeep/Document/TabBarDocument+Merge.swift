@@ -87,6 +87,23 @@ extension TabBarDocument {
         merge(TabBarDocument(sorted: sorted))
     }
 
+    /// Writes one local entry in place: the fast twin of ``write(_:)`` for a single entry (a
+    /// binary search, then a replace or an insert, instead of a merge into a new array).
+    mutating func write(one entry: Entry) {
+        var low = 0
+        var high = storage.count
+        while low < high {
+            let middle = (low + high) / 2
+            if storage[middle].key < entry.key { low = middle + 1 } else { high = middle }
+        }
+        if low < storage.count && storage[low].key == entry.key {
+            storage[low] = TabBarDocument.join(storage[low], entry)
+        } else {
+            storage.insert(entry, at: low)
+        }
+        applyContext()
+    }
+
     /// Folds another profile's document in (guest → account): its live entries merge by the rules
     /// of §3 but get new local dots (and this replica as origin) from `replica`, and a stamp one
     /// tick after their own, so a copy beats everything of the write it copies, cleared or not, and

@@ -125,6 +125,18 @@ public struct TabBarDocument: Hashable, Sendable {
         return low < storage.count && storage[low].key == key ? storage[low] : nil
     }
 
+    /// The index of the first entry whose kind is `kind` or later (`storage.count` if none), by
+    /// binary search: entries are sorted by kind first.
+    func firstIndex(ofKindAtLeast kind: EntryKind) -> Int {
+        var low = 0
+        var high = storage.count
+        while low < high {
+            let middle = (low + high) / 2
+            if storage[middle].key.kind < kind { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
     /// The most entries a document holds.
     static let maxEntries = 16_384
 }

@@ -37,19 +37,43 @@ struct ResolvedBar {
         states = Array(repeating: TabState(), count: catalog.tabs.count)
     }
 
-    init(document: TabBarDocument, catalog: Catalog) {
+    /// How much of a bar an edit reads. Edits that need no order build less than all of it: the
+    /// fast path of ``TabBarDocument/apply(_:catalog:by:)``; `.all` is its slow twin, and what
+    /// `Layout` reads.
+    enum Extent: Equatable {
+        /// The catalog alone: no entry is read, no order resolved (flags, badge text, a clear).
+        case catalogOnly
+        /// The badge counters of one tab (as named, renames read through), and nothing else: only
+        /// the badge and clear entries are read, no order resolved.
+        case badges(TabID)
+        /// Every entry, and the resolved order.
+        case all
+    }
+
+    init(document: TabBarDocument, catalog: Catalog, extent: Extent = .all) {
         self.init(catalog: catalog)
+        let badgeTab: TabID?
+        switch extent {
+        case .catalogOnly: return
+        case .badges(let tab): badgeTab = tab
+        case .all: badgeTab = nil
+        }
         var winners: [Entry.Key: Entry] = [:]
         let renaming = !catalog.renames.isEmpty
         var cursor = CatalogCursor(catalog: catalog)
         func index(of tab: TabID, kind: EntryKind) -> Int? {
             renaming ? catalog.catalogIndexOfTab[tab] : cursor.index(of: tab, kind: kind)
         }
-        for entry in document.storage where entry.value != .removed {
+        // Entries are sorted by kind first: the badge kinds and the clear are the document's tail.
+        let start = badgeTab == nil ? 0 : document.firstIndex(ofKindAtLeast: .badgeReset)
+        for entry in document.storage[start...] where entry.value != .removed {
             var key = entry.key
             if renaming, let tab = key.tab {
                 let current = catalog.current(tab)
                 if current != tab { key = key.with(tab: current) }
+            }
+            if let badgeTab, let tab = key.tab, tab != badgeTab { continue }
+            if renaming, key.tab != nil {
                 // Old and new id both written: the newer entry wins, deterministically.
                 if let existing = winners[key], existing.beats(entry) { continue }
             }
@@ -81,7 +105,7 @@ struct ResolvedBar {
             }
             if renaming { winners[key] = entry }
         }
-        resolveOrder()
+        if badgeTab == nil { resolveOrder() }
     }
 
     /// Records the live position entry of the catalog tab at `index`.
