@@ -144,7 +144,7 @@ public struct DumpWriter: Sendable {
     }
 
     /// Writes one version 3 document line straight from the document's stored bytes (the binary
-    /// format of ``TabBarDocument/encoded()``), without decoding them: the same line as
+    /// format of `TabBarDocument.encoded()`), without decoding them: the same line as
     /// ``writeDocument(key:document:catalog:)`` of the decoded document. Bytes that do not decode
     /// throw the decoder's error and write nothing.
     public mutating func writeDocument(key: DocumentKey, encoded: UnsafeBufferPointer<UInt8>)
