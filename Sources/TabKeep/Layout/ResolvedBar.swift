@@ -55,7 +55,8 @@ struct ResolvedBar {
         let badgeTab: TabID?
         switch extent {
         case .catalogOnly: return
-        case .badges(let tab): badgeTab = tab
+        // Entries are compared as renamed to current ids, so the tab is too (an edit may name an old id).
+        case .badges(let tab): badgeTab = catalog.current(tab)
         case .all: badgeTab = nil
         }
         var winners: [Entry.Key: Entry] = [:]
