@@ -1,5 +1,7 @@
 import Foundation
 import TabKeep
+import TabKeepDump
+import TabKeepSync
 
 /// A hidden single-process mode for instruction counting: `TABKEEP_BENCH_CALLGRIND=workload:N`
 /// (optionally `:profiles`, default 1000) runs that workload's TabKeep operation N times in this
@@ -8,8 +10,16 @@ import TabKeep
 /// Setup (fixture, bulk load, one warm-up operation) is the same for every N, so the
 /// instructions of one operation are (Ir(2N) − Ir(N)) / N. Workloads: `durable-edit` (one
 /// `.addToBadge` in `.full`, as the bench's TabKeep contender), `launch-read` (one `layout`), and
-/// `select-edit` (one `.select`). The store is made under `$TMPDIR` and removed after; the locking
-/// mode is `TABKEEP_LOCKING`'s (else the platform default).
+/// `select-edit` (one `.select`).
+///
+/// Two bulk workloads count only what their measured function does, with callgrind's
+/// `--toggle-collect` naming it (their set-up between rounds is not the operation):
+/// `sync-apply` and `sync-extract` run N rounds of the sync bench's delta (a tenth of the
+/// profiles edited on one store, not collected; then `callgrindExtract`: request + reply +
+/// encode, and `callgrindApply`: decode + receive), and `restore` runs N replace restores of one
+/// version-3 dump of every profile (`callgrindRestore`). Each prints on stderr the entries or
+/// profiles its measured calls handled, to divide by. The store is made under `$TMPDIR` and
+/// removed after; the locking mode is `TABKEEP_LOCKING`'s (else the platform default).
 enum CallgrindRun {
     /// The environment variable that asks for this mode.
     static let variable = "TABKEEP_BENCH_CALLGRIND"
@@ -42,6 +52,16 @@ enum CallgrindRun {
 
     private static func run(_ workload: String, count: Int, profiles: Int, directory: String) throws {
         let fixture = try Fixture()
+        switch workload {
+        case "sync-apply", "sync-extract":
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            return try syncRounds(
+                workload, count: count, profiles: profiles, fixture: fixture, directory: directory)
+        case "restore":
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            return try restores(count: count, profiles: profiles, fixture: fixture, directory: directory)
+        default: break
+        }
         let operation: (TabKeepStore, ProfileID) throws -> Int
         switch workload {
         case "durable-edit":
@@ -59,20 +79,13 @@ enum CallgrindRun {
         case "launch-read":
             operation = { store, profile in try store.layout(profile).order.count }
         default:
-            fail("unknown workload \(workload); expected durable-edit, select-edit or launch-read")
+            fail(
+                "unknown workload \(workload); expected durable-edit, select-edit, launch-read, sync-apply, sync-extract or restore"
+            )
         }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = directory + "/store"
-        do {
-            let loader = try TabKeepStore(path: path, options: .init(durability: .deferred))
-            try loader.registerCatalog(fixture.catalog)
-            try loader.importDocuments(mode: .merge, sizeHint: profiles * 1_400) { add in
-                for index in 0..<profiles {
-                    try add(DocumentKey(profile: fixture.profile(index), bar: .main), fixture.document(index))
-                }
-            }
-            try loader.environment.sync()
-        }
+        try load(path, profiles: profiles, fixture: fixture)
         let store = try TabKeepStore(path: path, options: .init(durability: .full))
         let picks = (0..<profiles).map(fixture.profile)
         var sink = try operation(store, picks[0])
@@ -90,5 +103,81 @@ enum CallgrindRun {
         var sink = 0
         for index in 0..<count { sink &+= try operation(store, picks[(index &* 7_919) % picks.count]) }
         return sink
+    }
+
+    /// A store at `path` holding `profiles` fixture documents, flushed.
+    private static func load(_ path: String, profiles: Int, fixture: Fixture) throws {
+        let loader = try TabKeepStore(path: path, options: .init(durability: .deferred))
+        try loader.registerCatalog(fixture.catalog)
+        try loader.importDocuments(mode: .merge, sizeHint: profiles * 1_400) { add in
+            for index in 0..<profiles {
+                try add(DocumentKey(profile: fixture.profile(index), bar: .main), fixture.document(index))
+            }
+        }
+        try loader.environment.sync()
+    }
+
+    /// `count` rounds of the sync bench's delta between two stores of `profiles` profiles.
+    private static func syncRounds(
+        _ workload: String, count: Int, profiles: Int, fixture: Fixture, directory: String
+    ) throws {
+        try load(directory + "/a", profiles: profiles, fixture: fixture)
+        try load(directory + "/b", profiles: profiles, fixture: fixture)
+        let a = SyncSession(
+            store: try TabKeepStore(path: directory + "/a", options: .init(durability: .deferred)))
+        let b = SyncSession(
+            store: try TabKeepStore(path: directory + "/b", options: .init(durability: .deferred)))
+        // The first exchange tells each store the other's replica: not a delta.
+        if let final = try b.receive(try a.respond(to: try b.request())).reply { try a.receive(final) }
+        let badge = fixture.tabs[2]
+        let edits = max(1, profiles / 10)
+        var entries = 0
+        for round in 0..<count {
+            for index in 0..<edits {
+                try a.store.edit(
+                    fixture.profile((index * 7 + round * edits) % profiles), .addToBadge(badge, 1))
+            }
+            let reply = try callgrindExtract(a, b)
+            let message = try SyncMessage(decoding: reply)
+            entries += message.documents.reduce(0) { $0 + $1.document.entries.count }
+            if let final = try callgrindApply(b, reply) { try a.receive(final) }
+        }
+        FileHandle.standardError.write(
+            Data("tabkeep-bench callgrind: \(workload) ×\(count) done: \(entries) entries\n".utf8))
+    }
+
+    /// The sync bench's extract: `b`'s request, `a`'s reply to it, encoded.
+    @inline(never)
+    static func callgrindExtract(_ a: SyncSession, _ b: SyncSession) throws -> [UInt8] {
+        try a.respond(to: try b.request()).encoded()
+    }
+
+    /// The sync bench's apply: the reply decoded and received by `b`; the final to send back.
+    @inline(never)
+    static func callgrindApply(_ b: SyncSession, _ reply: [UInt8]) throws -> SyncMessage? {
+        try b.receive(try SyncMessage(decoding: reply)).reply
+    }
+
+    /// `count` replace restores of one dump of `profiles` profiles into one store.
+    private static func restores(count: Int, profiles: Int, fixture: Fixture, directory: String) throws {
+        let source = directory + "/source"
+        try load(source, profiles: profiles, fixture: fixture)
+        let file = directory + "/dump.jsonl"
+        var bytes: [UInt8] = []
+        try TabKeepStore(path: source).dump { chunk in bytes += chunk }
+        guard FileManager.default.createFile(atPath: file, contents: Data(bytes)) else {
+            throw BenchError("cannot create \(file)")
+        }
+        let target = try TabKeepStore(path: directory + "/target")
+        var restored = 0
+        for _ in 0..<count { restored += try callgrindRestore(target, file) }
+        FileHandle.standardError.write(
+            Data("tabkeep-bench callgrind: restore ×\(count) done: \(restored) profiles\n".utf8))
+    }
+
+    /// One replace restore of the dump at `file`; the documents it restored.
+    @inline(never)
+    static func callgrindRestore(_ store: TabKeepStore, _ file: String) throws -> Int {
+        try store.restore(fromDumpAt: file, mode: .replace).summary.documents
     }
 }
