@@ -30,13 +30,28 @@ struct BenchCallgrindModeTests {
             stderr: String(decoding: errors, as: UTF8.self))
     }
 
-    @Test(arguments: ["durable-edit", "select-edit", "launch-read"])
+    @Test(arguments: ["durable-edit", "select-edit", "launch-read", "sync-apply", "sync-extract", "restore"])
     func eachWorkloadRunsInOneProcess(_ workload: String) throws {
         let result = try run("\(workload):3:5")
         #expect(result.status == 0, "\(result.stderr)")
         // The warm-up and three measured operations ran, in this process.
         #expect(result.stderr.contains("\(workload) ×3 done"), "\(result.stderr)")
         #expect(!result.stderr.contains("tabkeep-bench in "), "the bench's own run started: \(result.stderr)")
+    }
+
+    /// The bulk workloads print what their measured calls handled, to divide the count by: three
+    /// restores of five profiles restored 15; three sync rounds of one edited profile each carried
+    /// that profile's changed entries every round.
+    @Test func bulkWorkloadsCountWhatTheyHandled() throws {
+        let restore = try run("restore:3:5")
+        #expect(restore.status == 0, "\(restore.stderr)")
+        #expect(restore.stderr.contains("restore ×3 done: 15 profiles"), "\(restore.stderr)")
+        let sync = try run("sync-apply:3:5")
+        #expect(sync.status == 0, "\(sync.stderr)")
+        let entries = sync.stderr.split(separator: " ").firstIndex(of: "entries\n").map { index in
+            Int(sync.stderr.split(separator: " ")[index - 1]) ?? 0
+        }
+        #expect((entries ?? 0) >= 3, "\(sync.stderr)")
     }
 
     @Test(arguments: ["durable-edit", "durable-edit:0", "durable-edit:x", "durable-edit:2:0", "nothing:5"])
