@@ -30,7 +30,7 @@ struct BenchCallgrindModeTests {
             stderr: String(decoding: errors, as: UTF8.self))
     }
 
-    @Test(arguments: ["durable-edit", "select-edit", "launch-read", "sync-apply", "sync-extract", "restore"])
+    @Test(arguments: ["durable-edit", "select-edit", "launch-read", "sync-delta", "restore"])
     func eachWorkloadRunsInOneProcess(_ workload: String) throws {
         let result = try run("\(workload):3:5")
         #expect(result.status == 0, "\(result.stderr)")
@@ -46,11 +46,9 @@ struct BenchCallgrindModeTests {
         let restore = try run("restore:3:5")
         #expect(restore.status == 0, "\(restore.stderr)")
         #expect(restore.stderr.contains("restore ×3 done: 15 profiles"), "\(restore.stderr)")
-        let sync = try run("sync-apply:3:5")
+        let sync = try run("sync-delta:3:5")
         #expect(sync.status == 0, "\(sync.stderr)")
-        let entries = sync.stderr.split(separator: " ").firstIndex(of: "entries\n").map { index in
-            Int(sync.stderr.split(separator: " ")[index - 1]) ?? 0
-        }
+        let entries = sync.stderr.split(separator: "done: ").last.flatMap { Int($0.prefix { $0.isNumber }) }
         #expect((entries ?? 0) >= 3, "\(sync.stderr)")
     }
 

@@ -12,12 +12,12 @@ import TabKeepSync
 /// `.addToBadge` in `.full`, as the bench's TabKeep contender), `launch-read` (one `layout`), and
 /// `select-edit` (one `.select`).
 ///
-/// Two bulk workloads count only what their measured function does, with callgrind's
-/// `--toggle-collect` naming it (their set-up between rounds is not the operation):
-/// `sync-apply` and `sync-extract` run N rounds of the sync bench's delta (a tenth of the
-/// profiles edited on one store, not collected; then `callgrindExtract`: request + reply +
-/// encode, and `callgrindApply`: decode + receive), and `restore` runs N replace restores of one
-/// version-3 dump of every profile (`callgrindRestore`). Each prints on stderr the entries or
+/// Two bulk workloads count only what their measured functions do, with callgrind's
+/// `--toggle-collect` naming them (their set-up between rounds is not the operation):
+/// `sync-delta` runs N rounds of the sync bench's delta (a tenth of the profiles edited on one
+/// store, not collected; then `callgrindExtract`: request + reply + encode, and
+/// `callgrindApply`: decode + receive, told apart by `callgrind_annotate --inclusive=yes`), and
+/// `restore` runs N replace restores of one version-3 dump of every profile (`callgrindRestore`). Each prints on stderr the entries or
 /// profiles its measured calls handled, to divide by. The store is made under `$TMPDIR` and
 /// removed after; the locking mode is `TABKEEP_LOCKING`'s (else the platform default).
 enum CallgrindRun {
@@ -53,7 +53,7 @@ enum CallgrindRun {
     private static func run(_ workload: String, count: Int, profiles: Int, directory: String) throws {
         let fixture = try Fixture()
         switch workload {
-        case "sync-apply", "sync-extract":
+        case "sync-delta":
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             return try syncRounds(
                 workload, count: count, profiles: profiles, fixture: fixture, directory: directory)
@@ -80,7 +80,7 @@ enum CallgrindRun {
             operation = { store, profile in try store.layout(profile).order.count }
         default:
             fail(
-                "unknown workload \(workload); expected durable-edit, select-edit, launch-read, sync-apply, sync-extract or restore"
+                "unknown workload \(workload); expected durable-edit, select-edit, launch-read, sync-delta or restore"
             )
         }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
