@@ -118,9 +118,11 @@ extension Environment {
         var readOnly = false
         let locking = try storeLocking(path: path, requested: configuration.locking)
         var transactionLock: TransactionLock?
+        var generation: UInt64 = 0
         do {
             transactionLock = try makeTransactionLock(
                 path: path, locking: locking, configuration: configuration)
+            generation = transactionLock?.generation ?? 0
             opened = try makeHandle(
                 path: path, configuration: configuration, readOnly: configuration.readOnly, locking: locking,
                 transactionLock: transactionLock, probe: probe)
@@ -129,6 +131,7 @@ extension Environment {
             // A store on a read-only filesystem still reads (LMDB then needs no lock file).
             transactionLock = try makeTransactionLock(
                 path: path, locking: locking, configuration: configuration)
+            generation = transactionLock?.generation ?? 0
             opened = try makeHandle(
                 path: path, configuration: configuration, readOnly: true, locking: locking,
                 transactionLock: transactionLock, probe: probe)
@@ -136,7 +139,7 @@ extension Environment {
         }
         return Environment(
             handle: opened.0, path: path, configuration: configuration, databases: opened.1,
-            isReadOnly: readOnly, locking: locking, transactionLock: transactionLock)
+            isReadOnly: readOnly, locking: locking, transactionLock: transactionLock, generation: generation)
     }
 
     /// The locking mode of the store at `path`: ``Locking/perTransaction`` when its lock file is

@@ -81,7 +81,7 @@ extension Environment {
 
     /// Closes `handle` with the gate held exclusive (no transaction open), leaving the path
     /// suspended by this object or free.
-    private func shutDown(_ handle: OpaquePointer, suspending: Bool) throws(LMDBError) {
+    func shutDown(_ handle: OpaquePointer, suspending: Bool) throws(LMDBError) {
         for txn in readerPool.withLock({ pool in
             defer { pool = [] }
             return pool
@@ -96,9 +96,13 @@ extension Environment {
         let flushed = Result { () throws(LMDBError) in
             if configuration.durability == .deferred && !isReadOnly { try check(mdb_env_sync(handle, 1)) }
         }
+        let retained = retainedLockFile
         Environment.registry.closing(path, handle: handle, suspending: suspending ? self : nil) {
             mdb_env_close(handle)
+            // The lock this process's LMDB lock rode on after a replacement: let go of it after the handle.
+            if retained >= 0 { closeFile(retained) }
         }
+        retainedLockFile = -1
         openHandle = nil
         try flushed.get()
     }
@@ -131,16 +135,21 @@ extension Environment {
 
     /// Reopens the handle, with the gate held exclusive, through the registry, checking that
     /// every database has the handle it had.
-    private func reopenHoldingGate() throws(LMDBError) {
+    /// With `holdingTransactionLock`, the caller holds the per-transaction lock already.
+    func reopenHoldingGate(holdingTransactionLock: Bool = false) throws(LMDBError) {
         guard !isClosed else { throw LMDBError.closed(path: path) }
         guard openHandle == nil else { return }
         let configuration = configuration
         let readOnly = isReadOnly
         let expected = databases
+        let locking = locking
+        // Read before the open: a replacement between the two makes one needless reopen, never a stale handle.
+        let generation = transactionLock?.generation ?? 0
+        let lock = holdingTransactionLock ? nil : transactionLock
         openHandle = try Environment.registry.reopen(path, self) { () throws(LMDBError) in
             let (handle, reopened) = try Environment.makeHandle(
-                path: path, configuration: configuration, readOnly: readOnly, locking: .lmdb,
-                transactionLock: nil)
+                path: path, configuration: configuration, readOnly: readOnly, locking: locking,
+                transactionLock: lock)
             // Same names opened in the same order get the same handles; anything else is refused.
             guard reopened == expected else {
                 mdb_env_close(handle)
@@ -148,6 +157,7 @@ extension Environment {
             }
             return handle
         }
+        openedGeneration = generation
         openings += 1
     }
 }

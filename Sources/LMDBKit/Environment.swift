@@ -74,6 +74,15 @@ public final class Environment: @unchecked Sendable {
     /// The lock held for each transaction's life in ``Locking/perTransaction`` mode; nil in `lmdb`
     /// mode (and in the test that switches the coordination off).
     let transactionLock: TransactionLock?
+    /// The data file's generation (``TransactionLock/generation``) when the handle was opened:
+    /// a transaction that finds another one reopens first. Written with `gate` held exclusive.
+    var openedGeneration: UInt64 = 0
+    /// A descriptor on `lock.mdb` whose lock this process's LMDB lock rides on after a
+    /// ``replaceFile(mapSize:_:)`` in `lmdb` mode (closing it would drop the handle's locks), or
+    /// -1; closed right after the handle. Written with `gate` held exclusive.
+    var retainedLockFile: Int32 = -1
+    /// A handle of this package's own (a replacement's snapshot), outside the registry.
+    let isPrivate: Bool
 
     /// The lock file of ``Locking/perTransaction`` mode, in the store's directory: its presence is
     /// how a store records that mode.
@@ -81,8 +90,11 @@ public final class Environment: @unchecked Sendable {
 
     init(
         handle: OpaquePointer, path: String, configuration: Configuration, databases: [String: Database],
-        isReadOnly: Bool, locking: Locking, transactionLock: TransactionLock?
+        isReadOnly: Bool, locking: Locking, transactionLock: TransactionLock?, generation: UInt64 = 0,
+        isPrivate: Bool = false
     ) {
+        self.openedGeneration = generation
+        self.isPrivate = isPrivate
         self.isReadOnly = isReadOnly
         self.locking = locking
         self.transactionLock = transactionLock
@@ -95,9 +107,15 @@ public final class Environment: @unchecked Sendable {
 
     deinit {
         for txn in readerPool.withLock({ $0 }) { mdb_txn_abort(OpaquePointer(bitPattern: txn)) }
-        if let handle = openHandle {
+        if isPrivate {
+            if let handle = openHandle { mdb_env_close(handle) }
+        } else if let handle = openHandle {
             // Until mdb_env_close returns, the path is closing: a concurrent open waits for it.
-            Environment.registry.closing(path, handle: handle) { mdb_env_close(handle) }
+            let retained = retainedLockFile
+            Environment.registry.closing(path, handle: handle) {
+                mdb_env_close(handle)
+                if retained >= 0 { closeFile(retained) }
+            }
         } else if !isClosed {
             Environment.registry.forget(path, ObjectIdentifier(self))
         }
@@ -120,11 +138,14 @@ public final class Environment: @unchecked Sendable {
     /// Values handed out as pointers are valid only inside `body`.
     public func read<R>(_ body: (borrowing Transaction) throws -> R) throws -> R {
         let outer = depth.value
-        if outer == 0 { try enter() }
-        defer { if outer == 0 { gate.unlock() } }
         // Per-transaction mode: a read inside another transaction of this thread is covered by its lock.
-        if outer == 0, let transactionLock { try transactionLock.lockShared() }
-        defer { if outer == 0, let transactionLock { transactionLock.unlockShared() } }
+        if outer == 0 { try enterForRead() }
+        defer {
+            if outer == 0 {
+                transactionLock?.unlockShared()
+                gate.unlock()
+            }
+        }
         depth.value = outer + 2
         defer { depth.value = outer }
         mapLock.lockShared()
@@ -166,14 +187,14 @@ public final class Environment: @unchecked Sendable {
     public func write<R>(_ body: (borrowing Transaction) throws -> R) throws -> R {
         guard !isReadOnly else { throw LMDBError.system(errno: EROFS) }
         guard depth.value == 0 else { throw LMDBError.nestedTransaction }
-        try enter()
-        defer { gate.unlock() }
+        try enterForWrite()
+        defer {
+            transactionLock?.unlockExclusive()
+            writerLock.unlock()
+            gate.unlock()
+        }
         depth.value = 1
         defer { depth.value = 0 }
-        writerLock.lock()
-        defer { writerLock.unlock() }
-        if let transactionLock { try transactionLock.lockExclusive() }
-        defer { if let transactionLock { transactionLock.unlockExclusive() } }
         mapLock.lockShared()
         defer { mapLock.unlock() }
         while true {
@@ -198,6 +219,58 @@ public final class Environment: @unchecked Sendable {
             try check(rc)
             return result
         }
+    }
+
+    /// Holds what a read needs (the gate shared and, in per-transaction mode, the transaction
+    /// lock shared) on a handle of the data file's current generation; holds nothing if it throws.
+    private func enterForRead() throws(LMDBError) {
+        while true {
+            try enter()
+            guard let transactionLock else { return }
+            do throws(LMDBError) {
+                try transactionLock.lockShared()
+            } catch {
+                gate.unlock()
+                throw error
+            }
+            if transactionLock.generation == openedGeneration { return }
+            transactionLock.unlockShared()
+            gate.unlock()
+            try reopenIfReplaced()
+        }
+    }
+
+    /// Holds what a write needs: the gate shared, this process's writer lock and, in
+    /// per-transaction mode, the transaction lock exclusive, on a handle of the current generation.
+    private func enterForWrite() throws(LMDBError) {
+        while true {
+            try enter()
+            writerLock.lock()
+            guard let transactionLock else { return }
+            do throws(LMDBError) {
+                try transactionLock.lockExclusive()
+            } catch {
+                writerLock.unlock()
+                gate.unlock()
+                throw error
+            }
+            if transactionLock.generation == openedGeneration { return }
+            transactionLock.unlockExclusive()
+            writerLock.unlock()
+            gate.unlock()
+            try reopenIfReplaced()
+        }
+    }
+
+    /// Reopens the handle when another process replaced the data file since it was opened
+    /// (per-transaction mode: the old handle maps the old file, which no longer has a name).
+    private func reopenIfReplaced() throws(LMDBError) {
+        gate.lockExclusive()
+        defer { gate.unlock() }
+        guard let transactionLock, let handle = openHandle, transactionLock.generation != openedGeneration
+        else { return }
+        try shutDown(handle, suspending: true)
+        try reopenHoldingGate()
     }
 
     /// Begins a transaction, adopting a map grown by another process (`MDB_MAP_RESIZED`) and

@@ -95,6 +95,9 @@ public enum LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
     case lockingMismatch(path: String, store: Locking, requested: Locking)
     /// `TABKEEP_LOCKING` names no locking mode (see ``Locking/defaultForNewStores()``).
     case unknownLockingMode(String)
+    /// ``Environment/replaceFile(mapSize:_:)`` in `lmdb` mode while another process (`pid`, 0 when
+    /// the system did not say) has the store at `path` open: nothing was changed.
+    case inUseByAnotherProcess(path: String, pid: Int32)
 
     /// Maps an LMDB return code (`MDB_*` or an errno) to an error.
     init(code: Int32) {
@@ -151,7 +154,7 @@ public enum LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
         case .system(let errno): errno
         case .emptyKey, .keyTooLong, .unknownDatabase, .nestedTransaction, .readOnlyTransaction,
             .destinationNotEmpty, .destinationIsSymbolicLink, .configurationMismatch, .closed, .openRefused,
-            .lockingMismatch, .unknownLockingMode:
+            .lockingMismatch, .unknownLockingMode, .inUseByAnotherProcess:
             nil
         }
     }
@@ -185,6 +188,9 @@ public enum LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
                 "the store at \(path) uses \(store) locking and cannot be opened with \(requested) locking: open it in its own mode (two modes never share a store)"
         case .unknownLockingMode(let name):
             return "TABKEEP_LOCKING is \"\(name)\", which names no locking mode: use lmdb or per-transaction"
+        case .inUseByAnotherProcess(let path, let pid):
+            return
+                "the store at \(path) is open in another process\(pid > 0 ? " (pid \(pid))" : ""); its file cannot be replaced while it is"
         default:
             return String(cString: mdb_strerror(code ?? 0))
         }

@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -21,6 +23,12 @@
 final class TransactionLock: @unchecked Sendable {
     /// The lock file, open for as long as the environment is; it holds no lock between transactions.
     private let descriptor: Int32
+    /// Whether `descriptor` was opened for writing (so it can extend the file and bump the generation).
+    private let writable: Bool
+    /// The file's first 8 bytes mapped shared, once the file is that long: the generation of the
+    /// store's data file, which a replacement of `data.mdb` (``Environment/replaceFile``) raises.
+    /// Written once, under `mapping`'s lock; read with a plain load.
+    private let mapped = Mutex<UnsafeRawPointer?>(nil)
     private let threads = ReadWriteLock(preferringExclusive: true)
     private let readers = WriterLock()
     /// How many of this process's read transactions hold byte 0 shared; guarded by `readers`.
@@ -39,9 +47,55 @@ final class TransactionLock: @unchecked Sendable {
         }
         guard opened >= 0 else { throw LMDBError.system(errno: errno) }
         descriptor = opened
+        writable = fcntl(opened, F_GETFL) & O_ACCMODE == O_RDWR
+        // Room for the generation: extending to 8 bytes keeps any bytes already there.
+        var status = stat()
+        if writable, fstat(opened, &status) == 0, status.st_size < Self.generationSize {
+            _ = ftruncate(opened, off_t(Self.generationSize))
+        }
+        _ = mapGeneration()
     }
 
-    deinit { close(descriptor) }
+    deinit {
+        if let map = mapped.withLock({ $0 }) { munmap(UnsafeMutableRawPointer(mutating: map), Self.generationSize) }
+        close(descriptor)
+    }
+
+    private static let generationSize = 8
+
+    /// Maps the generation if the file is long enough now; returns the mapping or nil.
+    private func mapGeneration() -> UnsafeRawPointer? {
+        mapped.withLock { map in
+            if let map { return map }
+            var status = stat()
+            guard fstat(descriptor, &status) == 0, status.st_size >= Self.generationSize else { return nil }
+            let raw = mmap(nil, Self.generationSize, PROT_READ, MAP_SHARED, descriptor, 0)
+            guard let raw, raw != MAP_FAILED else { return nil }
+            map = UnsafeRawPointer(raw)
+            return map
+        }
+    }
+
+    /// The generation of the store's data file: 0 until the first replacement, then raised by
+    /// each (``bumpGeneration()``). Read with the lock held, it names the `data.mdb` every
+    /// transaction of any process then sees; a process whose handle was opened at another
+    /// generation reopens before it goes on. A lock file too short to hold one (opened
+    /// read-only, and never extended by a writer) reads 0.
+    var generation: UInt64 {
+        guard let map = mapGeneration() else { return 0 }
+        return map.loadUnaligned(as: UInt64.self)
+    }
+
+    /// Raises the generation by one; call with the exclusive side held, before the data file is
+    /// replaced. Throws when the file cannot be written.
+    func bumpGeneration() throws(LMDBError) {
+        guard writable else { throw LMDBError.system(errno: EBADF) }
+        var next = generation &+ 1
+        if next == 0 { next = 1 }
+        let written = withUnsafeBytes(of: &next) { pwrite(descriptor, $0.baseAddress, Self.generationSize, 0) }
+        guard written == Self.generationSize else { throw LMDBError.system(errno: written < 0 ? errno : EIO) }
+        guard fsync(descriptor) == 0 else { throw LMDBError.system(errno: errno) }
+    }
 
     /// Holds the shared side, for a read transaction.
     ///

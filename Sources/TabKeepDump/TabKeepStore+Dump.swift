@@ -75,9 +75,24 @@ extension TabKeepStore {
     /// and gives it a fresh replica id; `merge` merges entry by entry, as a sync would. Either
     /// raises each profile's vector only as far as the dump's entries prove. With `dryRun`, only
     /// reports. `progress` gets the bytes read and the file's size.
+    ///
+    /// A `replace` builds a fresh data file and renames it over the store's, so memory stays
+    /// flat in the dump's size; see ``TabKeepStore/importDocuments(mode:catalogs:dryRun:sizeHint:maxDrift:_:)``
+    /// for when it runs in one transaction instead.
     public func restore(
         fromDumpAt path: String, mode: ImportMode, dryRun: Bool = false, maxDrift: Duration = .seconds(300),
         progress: ((_ bytesRead: Int, _ total: Int) -> Void)? = nil
+    ) throws -> (summary: DumpSummary, report: ImportReport) {
+        try restore(
+            fromDumpAt: path, mode: mode, dryRun: dryRun, maxDrift: maxDrift, strategy: .automatic,
+            progress: progress)
+    }
+
+    /// ``restore(fromDumpAt:mode:dryRun:maxDrift:progress:)`` with the way a `replace` writes
+    /// chosen, for the tests that hold the two ways to the same outcome.
+    package func restore(
+        fromDumpAt path: String, mode: ImportMode, dryRun: Bool = false, maxDrift: Duration = .seconds(300),
+        strategy: ReplaceStrategy, progress: ((_ bytesRead: Int, _ total: Int) -> Void)? = nil
     ) throws -> (summary: DumpSummary, report: ImportReport) {
         // Catalogs come first in a dump and go in before the documents: read them up front.
         let catalogs = try DumpReader.catalogs(path: path)
@@ -87,7 +102,8 @@ extension TabKeepStore {
         let report: ImportReport
         do {
             report = try importDocuments(
-                mode: mode, catalogs: catalogs, dryRun: dryRun, sizeHint: size, maxDrift: maxDrift
+                mode: mode, catalogs: catalogs, dryRun: dryRun, sizeHint: size, maxDrift: maxDrift,
+                strategy: strategy
             ) { add in
                 // Called again when the map must grow: each call reads the whole dump afresh.
                 do {
