@@ -64,13 +64,17 @@ extension Environment {
             if !committed, openHandle == nil, locking == .lmdb { try? reopenHoldingGate() }
         }
         removeStaleReplacements()
-        let directory = path + "/" + Self.replacementDirectoryPrefix + String(UInt64.random(in: 1...UInt64.max), radix: 36)
+        let directory =
+            path + "/" + Self.replacementDirectoryPrefix
+            + String(UInt64.random(in: 1...UInt64.max), radix: 36)
         let result = try buildReplacement(in: directory, mapSize: mapSize, build)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // The commit point. Per-transaction mode raises the generation first: a crash between the
         // two makes other processes reopen the same file, never keep a replaced one.
         if locking == .perTransaction, let transactionLock { try transactionLock.bumpGeneration() }
-        guard rename(directory + "/data.mdb", path + "/data.mdb") == 0 else { throw LMDBError.system(errno: errno) }
+        guard rename(directory + "/data.mdb", path + "/data.mdb") == 0 else {
+            throw LMDBError.system(errno: errno)
+        }
         committed = true
         syncDirectory(path)
         // Reopen on the new file now. In lmdb mode that is while this process still holds the
@@ -105,7 +109,8 @@ extension Environment {
         probe.l_start = 0
         probe.l_len = 1
         let holder: Int32? =
-            fcntl(descriptor, F_GETLK, &probe) == 0 && probe.l_type != Int16(F_UNLCK) ? Int32(probe.l_pid) : nil
+            fcntl(descriptor, F_GETLK, &probe) == 0 && probe.l_type != Int16(F_UNLCK)
+            ? Int32(probe.l_pid) : nil
         closeFile(descriptor)
         guard failure == EAGAIN || failure == EACCES else { throw LMDBError.system(errno: failure) }
         throw LMDBError.inUseByAnotherProcess(path: path, pid: holder ?? 0)
@@ -124,7 +129,10 @@ extension Environment {
         settings.readOnly = false
         settings.initialMapSize = min(max(mapSize, configuration.initialMapSize), configuration.maxMapSize)
         do {
-            guard mkdir(directory, mode_t(Int(configuration.fileMode) | (Int(configuration.fileMode) & 0o444) >> 2)) == 0
+            guard
+                mkdir(
+                    directory,
+                    mode_t(Int(configuration.fileMode) | (Int(configuration.fileMode) & 0o444) >> 2)) == 0
             else { throw LMDBError.system(errno: errno) }
             let replacement = try Environment.open(path: directory, configuration: settings)
             let result: R
@@ -136,7 +144,8 @@ extension Environment {
                 result = try withExtendedLifetime(snapshot.environment) {
                     defer { mdb_txn_abort(snapshot.txn) }
                     return try build(
-                        Transaction(handle: snapshot.txn, environment: snapshot.environment, isWritable: false),
+                        Transaction(
+                            handle: snapshot.txn, environment: snapshot.environment, isWritable: false),
                         replacement)
                 }
                 try replacement.sync()

@@ -57,7 +57,9 @@ final class TransactionLock: @unchecked Sendable {
     }
 
     deinit {
-        if let map = mapped.withLock({ $0 }) { munmap(UnsafeMutableRawPointer(mutating: map), Self.generationSize) }
+        if let map = mapped.withLock({ $0 }) {
+            munmap(UnsafeMutableRawPointer(mutating: map), Self.generationSize)
+        }
         close(descriptor)
     }
 
@@ -92,7 +94,9 @@ final class TransactionLock: @unchecked Sendable {
         guard writable else { throw LMDBError.system(errno: EBADF) }
         var next = generation &+ 1
         if next == 0 { next = 1 }
-        let written = withUnsafeBytes(of: &next) { pwrite(descriptor, $0.baseAddress, Self.generationSize, 0) }
+        let written = withUnsafeBytes(of: &next) {
+            pwrite(descriptor, $0.baseAddress, Self.generationSize, 0)
+        }
         guard written == Self.generationSize else { throw LMDBError.system(errno: written < 0 ? errno : EIO) }
         guard fsync(descriptor) == 0 else { throw LMDBError.system(errno: errno) }
     }

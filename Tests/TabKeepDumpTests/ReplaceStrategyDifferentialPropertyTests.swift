@@ -52,7 +52,8 @@ struct ReplaceStrategyDifferentialPropertyTests {
         try source.environment.sync()
         let path = directory.sub(name)
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: source.environment.path + "/data.mdb", toPath: path + "/data.mdb")
+        try FileManager.default.copyItem(
+            atPath: source.environment.path + "/data.mdb", toPath: path + "/data.mdb")
         return try TabKeepStore(path: path, options: .init(durability: .deferred))
     }
 
@@ -79,13 +80,17 @@ struct ReplaceStrategyDifferentialPropertyTests {
 
     /// The indices of the lines that hold documents (not the header, catalogs or trailer).
     static func documentLines(_ lines: [[UInt8]]) -> [Int] {
-        lines.indices.filter { String(decoding: lines[$0].prefix(24), as: UTF8.self).contains("\"type\":\"document\"") }
+        lines.indices.filter {
+            String(decoding: lines[$0].prefix(24), as: UTF8.self).contains("\"type\":\"document\"")
+        }
     }
 
     /// A base store, a source that shares its history and went on, and the base again edited
     /// on its own: the dump comes from the source, the restores go into copies of the base.
-    func stores(_ round: Int, _ random: inout SplitMix64) throws -> (base: TabKeepStore, source: TabKeepStore) {
-        let base = try TabKeepStore(path: directory.sub("base-\(round)"), options: .init(durability: .deferred))
+    func stores(_ round: Int, _ random: inout SplitMix64) throws -> (base: TabKeepStore, source: TabKeepStore)
+    {
+        let base = try TabKeepStore(
+            path: directory.sub("base-\(round)"), options: .init(durability: .deferred))
         try base.registerCatalog(letterTabs)
         try Self.edit(base, &random, count: 30, pool: 14)
         let source = try copy(base, to: "source-\(round)")
@@ -107,9 +112,10 @@ struct ReplaceStrategyDifferentialPropertyTests {
         inode: UInt64, keyOrdered: Bool, _ context: String
     ) throws -> String? {
         defer {
-            let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: fast.environment.path))?.filter {
-                $0.hasPrefix(Environment.replacementDirectoryPrefix)
-            }
+            let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: fast.environment.path))?
+                .filter {
+                    $0.hasPrefix(Environment.replacementDirectoryPrefix)
+                }
             #expect(leftovers == [], "\(context): \(leftovers ?? []) left behind")
         }
         switch (slowResult, fastResult) {
@@ -148,7 +154,8 @@ struct ReplaceStrategyDifferentialPropertyTests {
             let variant = round % 5
             var dump = try dumpLines(
                 source,
-                profiles: variant == 1 ? Set((0..<20).filter { $0 % 3 != 0 }.map { profile("user-\($0)") }) : nil,
+                profiles: variant == 1
+                    ? Set((0..<20).filter { $0 % 3 != 0 }.map { profile("user-\($0)") }) : nil,
                 version: variant == 4 ? 2 : 3)
             let documents = Self.documentLines(dump)
             if variant == 2 || variant == 3, let pick = documents.randomElement(using: &random) {
@@ -175,7 +182,9 @@ struct ReplaceStrategyDifferentialPropertyTests {
                 try fast.restore(fromDumpAt: path, mode: .replace, strategy: .replacementFile(batch: batch))
             }
             if case (.success(let one), .success(let other)) = (slowResult, fastResult) {
-                #expect(one.summary.documents == other.summary.documents && one.summary.bytes == other.summary.bytes)
+                #expect(
+                    one.summary.documents == other.summary.documents
+                        && one.summary.bytes == other.summary.bytes)
                 reports[0] += one.report.added
                 reports[1] += one.report.changed
                 reports[2] += one.report.unchanged
@@ -183,7 +192,8 @@ struct ReplaceStrategyDifferentialPropertyTests {
             }
             let outcome = try compare(
                 slow, slowResult.map(\.report), fast, fastResult.map(\.report), before: before, oldID: oldID,
-                inode: inode, keyOrdered: true, "round \(round), variant \(variant), batch \(batch) [\(Self.replay)]")
+                inode: inode, keyOrdered: true,
+                "round \(round), variant \(variant), batch \(batch) [\(Self.replay)]")
             if let outcome { seen.insert(outcome) }
         }
         #expect(seen == ["accepted", "refused"], "[\(Self.replay)]")
@@ -222,9 +232,12 @@ struct ReplaceStrategyDifferentialPropertyTests {
                 var replica = Replica(
                     id: ReplicaID(rawValue: 77),
                     clock: HybridLogicalClock(
-                        last: Stamp(milliseconds: HybridLogicalClock.wallMilliseconds() + 864_000_000, counter: 0)))
+                        last: Stamp(
+                            milliseconds: HybridLogicalClock.wallMilliseconds() + 864_000_000, counter: 0)))
                 try future.apply(.setBadge(tab("a"), 3), catalog: letterTabs, by: &replica)
-                feed.insert((DocumentKey(profile: profile("user-5"), bar: .main), future), at: Int(random.next() % UInt64(feed.count + 1)))
+                feed.insert(
+                    (DocumentKey(profile: profile("user-5"), bar: .main), future),
+                    at: Int(random.next() % UInt64(feed.count + 1)))
             default: break
             }
             let catalogs = [(bar: bar("side"), catalog: letterTabs)]
@@ -240,7 +253,8 @@ struct ReplaceStrategyDifferentialPropertyTests {
                 }
             }
             let outcome = try compare(
-                slow, run(slow, .oneTransaction), fast, run(fast, .replacementFile(batch: batch)), before: before,
+                slow, run(slow, .oneTransaction), fast, run(fast, .replacementFile(batch: batch)),
+                before: before,
                 oldID: oldID, inode: inode, keyOrdered: variant != 2,
                 "feed round \(round), variant \(variant), batch \(batch) [\(Self.replay)]")
             if let outcome { seen.insert(outcome) }

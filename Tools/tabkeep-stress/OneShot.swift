@@ -29,6 +29,30 @@ enum OneShot {
         return 0
     }
 
+    /// `follow`: opens the store, prints `ready N` (the badge of `--profile`, -1 when unset),
+    /// then reads it every few milliseconds until it is `--badge`, prints `saw N`, sets it one
+    /// higher in an edit and prints `edited N+1`. The store stays open throughout, so another
+    /// process's replace restore happens while this one holds it. Gives up after a minute.
+    static func follow(store path: String, options: Options) throws -> Int32 {
+        let profile = try ProfileID(options.value("profile") ?? "p0")
+        let wanted = Int(options.value("badge") ?? "") ?? 0
+        let store = try TabKeepStore(path: path)
+        func badge() throws -> Int { try store.document(profile).flatMap(Fixture.badge(of:)) ?? -1 }
+        Line.out("ready \(try badge())")
+        let deadline = Date().addingTimeInterval(60)
+        while try badge() != wanted {
+            guard Date() < deadline else {
+                Line.out("timeout at \(try badge())")
+                return 1
+            }
+            usleep(5_000)
+        }
+        Line.out("saw \(wanted)")
+        try store.edit(profile, catalog: Fixture.catalog, Fixture.edits(setting: wanted + 1))
+        Line.out("edited \(wanted + 1)")
+        return 0
+    }
+
     /// `hold-reader`: opens a read transaction, says so, and waits inside it to be killed.
     static func holdReader(store: String) throws -> Int32 {
         let store = try TabKeepStore(path: store)

@@ -89,6 +89,10 @@ enum Stress {
             mode("apply", "Apply a sync message, then say so.", positionals: [file("MESSAGEFILE")]) {
                 store, options in try OneShot.apply(store: store, message: options.positional(0))
             },
+            mode(
+                "follow", "Watch one badge until it shows a value, then edit it.",
+                flags: [.optional(profile), .optional(count("badge", "the badge count to wait for"))]
+            ) { store, options in try OneShot.follow(store: store, options: options) },
             mode("hold-reader", "Hold a read transaction open until killed.") { store, _ in
                 try OneShot.holdReader(store: store)
             },

@@ -180,7 +180,9 @@ extension TabKeepStore {
 
     /// Copies every record of `database` from `old` into `replacement`, in key order, a batch of
     /// records per transaction.
-    private func copyRecords(_ old: borrowing Transaction, into replacement: Environment, _ database: Database)
+    private func copyRecords(
+        _ old: borrowing Transaction, into replacement: Environment, _ database: Database
+    )
         throws
     {
         var lower: [UInt8]?

@@ -502,7 +502,8 @@ extension TabKeepStore {
                         return report
                     }
                     if strategy != .automatic {
-                        throw TabKeepError.wrap(LMDBError.inUseByAnotherProcess(path: environment.path, pid: 0))
+                        throw TabKeepError.wrap(
+                            LMDBError.inUseByAnotherProcess(path: environment.path, pid: 0))
                     }
                 } catch is ImportFeedOutOfOrder {
                     return try importOnce(mode, newCatalogs, dryRun, maxDrift, keyOrdered: false, feed)
