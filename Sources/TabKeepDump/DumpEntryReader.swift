@@ -55,7 +55,7 @@ enum DumpEntryReader {
         guard let items = value.elements else {
             throw fields.error("the entry is \(value.kind), not an array")
         }
-        guard let kindValue = items.first, kindValue.string != nil else {
+        guard let kindValue = items.first, kindValue.isStringValue else {
             throw fields.error("the entry's first element, its kind, is not a string")
         }
         let key: Entry.Key

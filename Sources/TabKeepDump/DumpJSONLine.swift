@@ -103,6 +103,8 @@ struct DumpJSONValue {
     var isObject: Bool { token.kind == .object }
     var isArray: Bool { token.kind == .array }
     var isNull: Bool { token.kind == .null }
+    /// Whether this is a string (its text not read).
+    var isStringValue: Bool { token.kind == .string }
 
     /// The text, when this is a string.
     var string: String? { token.kind == .string ? line.text(at: index) : nil }
@@ -130,9 +132,17 @@ struct DumpJSONValue {
     /// The elements, when this is an array.
     var elements: [DumpJSONValue]? {
         guard token.kind == .array else { return nil }
-        var result: [DumpJSONValue] = []
-        var child = index + 1
         let end = token.end
+        // Counted first: one allocation of the right size (entries are arrays, read by the million).
+        var count = 0
+        var child = index + 1
+        while child < end {
+            count += 1
+            child = line.next(after: child)
+        }
+        var result: [DumpJSONValue] = []
+        result.reserveCapacity(count)
+        child = index + 1
         while child < end {
             result.append(DumpJSONValue(line: line, index: child))
             child = line.next(after: child)

@@ -18,9 +18,15 @@ extension Bench {
             let target = path("restored-\(scale)")
             let dump = try child(["dump", store.environment.path, file])
             let restore = try child(["restore", file, target, singleLocking.rawValue])
+            // A merge restore stays one transaction: its peak grows with the dump.
+            let merge = try child(["restore", file, target + "-merge", singleLocking.rawValue, "merge"])
             try? FileManager.default.removeItem(atPath: file)
             try? FileManager.default.removeItem(atPath: target)
-            for (name, figures) in [("TabKeep dump", dump), ("TabKeep restore (.replace)", restore)] {
+            try? FileManager.default.removeItem(atPath: target + "-merge")
+            for (name, figures) in [
+                ("TabKeep dump", dump), ("TabKeep restore (.replace)", restore),
+                ("TabKeep restore (.merge)", merge),
+            ] {
                 report.rows.append(
                     ResultRow(
                         workload: Workload.dumpRestore.rawValue, scale: scale, contender: name,
@@ -71,10 +77,14 @@ struct PhaseFigures: Codable {
     var bytes: Int
 }
 
-/// The child side: `--child dump STORE FILE` or `--child restore FILE STORE LOCKING`.
+/// The child side: `--child dump STORE FILE` or `--child restore FILE STORE LOCKING [merge]`
+/// (a replace restore unless `merge` is given).
 func runChild(_ arguments: [String]) throws {
-    guard arguments.count == (arguments.first == "restore" ? 4 : 3) else {
-        throw BenchError("--child needs: dump STORE FILE | restore FILE STORE LOCKING")
+    let restoring = arguments.first == "restore"
+    guard restoring ? (4...5).contains(arguments.count) : arguments.count == 3,
+        arguments.count < 5 || arguments[4] == "merge"
+    else {
+        throw BenchError("--child needs: dump STORE FILE | restore FILE STORE LOCKING [merge]")
     }
     let watcher = MemoryWatcher()
     let started = nanoseconds()
@@ -98,7 +108,8 @@ func runChild(_ arguments: [String]) throws {
             throw BenchError("--child restore: unknown locking mode \(arguments[3])")
         }
         let store = try TabKeepStore(path: arguments[2], options: .init(locking: locking))
-        let (summary, _) = try store.restore(fromDumpAt: arguments[1], mode: .replace)
+        let mode: ImportMode = arguments.count == 5 ? .merge : .replace
+        let (summary, _) = try store.restore(fromDumpAt: arguments[1], mode: mode)
         documents = summary.documents
         bytes = summary.bytes
     default:
