@@ -141,6 +141,14 @@ extension Environment {
                 let snapshot = try Environment.openSnapshot(
                     path: path, names: configuration.databases, maxDatabases: configuration.maxDatabases,
                     expecting: databases)
+                // Inside the build this thread is in a transaction: a write of this environment
+                // is refused as nested, and a read goes to the snapshot's handle.
+                replacementSnapshot = snapshot.environment
+                depth.value = 1
+                defer {
+                    depth.value = 0
+                    replacementSnapshot = nil
+                }
                 result = try withExtendedLifetime(snapshot.environment) {
                     defer { mdb_txn_abort(snapshot.txn) }
                     return try build(
@@ -175,17 +183,23 @@ extension Environment {
             isReadOnly: true, locking: .perTransaction, transactionLock: nil, isPrivate: true)
         try check(mdb_env_set_maxdbs(handle, MDB_dbi(maxDatabases)))
         try check(mdb_env_open(handle, path, UInt32(MDB_RDONLY | MDB_NOLOCK | MDB_NOTLS), 0o600))
-        var begun: OpaquePointer?
-        try check(mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &begun))
-        guard let txn = begun else { throw LMDBError.badTransaction }
+        // The handles are opened in a transaction of their own and committed, so every later
+        // read transaction of the handle (the build's, and reads made inside it) can use them.
+        var opening: OpaquePointer?
+        try check(mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &opening))
+        guard let opening else { throw LMDBError.badTransaction }
         for name in names {
             var dbi: MDB_dbi = 0
-            let rc = mdb_dbi_open(txn, name, 0, &dbi)
+            let rc = mdb_dbi_open(opening, name, 0, &dbi)
             if rc != 0 || dbi != expecting[name]?.dbi {
-                mdb_txn_abort(txn)
+                mdb_txn_abort(opening)
                 throw rc != 0 ? LMDBError(code: rc) : LMDBError.badDatabaseHandle
             }
         }
+        try check(mdb_txn_commit(opening))
+        var begun: OpaquePointer?
+        try check(mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &begun))
+        guard let txn = begun else { throw LMDBError.badTransaction }
         return (environment, txn)
     }
 

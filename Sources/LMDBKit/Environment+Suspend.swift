@@ -39,7 +39,9 @@ extension Environment {
         defer { gate.unlock() }
         guard let handle = openHandle else { return }
         if locking == .perTransaction {
-            if configuration.durability == .deferred && !isReadOnly { try check(mdb_env_sync(handle, 1)) }
+            if configuration.durability == .deferred && !isReadOnly && !handleIsReadOnly {
+                try check(mdb_env_sync(handle, 1))
+            }
             return
         }
         try shutDown(handle, suspending: true)
@@ -94,7 +96,9 @@ extension Environment {
         }
         // MDB_NOSYNC commits are in the page cache only: write them before letting go.
         let flushed = Result { () throws(LMDBError) in
-            if configuration.durability == .deferred && !isReadOnly { try check(mdb_env_sync(handle, 1)) }
+            if configuration.durability == .deferred && !isReadOnly && !handleIsReadOnly {
+                try check(mdb_env_sync(handle, 1))
+            }
         }
         let retained = retainedLockFile
         Environment.registry.closing(path, handle: handle, suspending: suspending ? self : nil) {
@@ -128,7 +132,11 @@ extension Environment {
     /// ``enter()`` for a call made outside any transaction of this thread; one made inside
     /// already holds the gate. Returns whether it entered (and the caller must unlock).
     func enterIfOutermost() throws(LMDBError) -> Bool {
-        guard depth.value == 0 else { return false }
+        guard depth.value == 0 else {
+            // Inside ``replaceFile(mapSize:_:)``'s build, whose handle may be closed.
+            guard openHandle != nil else { throw LMDBError.nestedTransaction }
+            return false
+        }
         try enter()
         return true
     }
@@ -140,7 +148,7 @@ extension Environment {
         guard !isClosed else { throw LMDBError.closed(path: path) }
         guard openHandle == nil else { return }
         let configuration = configuration
-        let readOnly = isReadOnly
+        let readOnly = isReadOnly || handleIsReadOnly
         let expected = databases
         let locking = locking
         // Read before the open: a replacement between the two makes one needless reopen, never a stale handle.

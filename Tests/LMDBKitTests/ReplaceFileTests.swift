@@ -97,6 +97,23 @@ struct ReplaceFileTests {
         #expect(try replacementDirectories(env).isEmpty)
     }
 
+    @Test(arguments: Locking.allCases)
+    func insideTheBuildReadsSeeTheOldContentAndWritesAreRefused(_ locking: Locking) throws {
+        let env = try open("env", locking)
+        let items = try env.database("items")
+        try env.write { txn in try txn.put(items, key: "old".bytes, value: "o".bytes) }
+        try env.replaceFile(mapSize: 1 << 20) { _, replacement in
+            try replacement.write { txn in try txn.put(items, key: "new".bytes, value: "n".bytes) }
+            #expect(try contents(env, "items") == ["old": "o"])
+            #expect(throws: LMDBError.nestedTransaction) {
+                try env.write { txn in try txn.put(items, key: "lost".bytes, value: [1]) }
+            }
+            // With the handle closed for the build (lmdb mode), a call that needs it is refused.
+            if locking == .lmdb { #expect(throws: LMDBError.nestedTransaction) { try env.sync() } }
+        }
+        #expect(try contents(env, "items") == ["new": "n"])
+    }
+
     @Test func insideATransactionItIsRefused() throws {
         let env = try open("env", .lmdb)
         let refused = try env.read { _ in
