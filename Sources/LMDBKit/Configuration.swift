@@ -29,6 +29,12 @@ public struct Configuration: Hashable, Sendable {
     /// existing store keeps the mode it was created in: nil follows it, and naming the other mode
     /// throws ``LMDBError/lockingMismatch(path:store:requested:)``.
     public var locking: Locking?
+    /// Open an existing store `MDB_RDONLY` and reopen it for writing at its first write (or
+    /// ``Environment/reserveMapSize(atLeast:)``), so an open that only reads costs a read-only
+    /// open: LMDB's writable open allocates and zeroes its write buffers (2 MiB of dirty-page
+    /// list) whether or not anything is ever written. A new store, or one missing a named
+    /// database, is opened for writing at once. Ignored with ``readOnly``.
+    public var writableOnFirstWrite = false
     /// In per-transaction mode, whether transactions take the transaction lock (always, but for
     /// the test that shows what goes wrong without it: `MDB_NOLOCK` alone).
     package var perTransactionCoordination = true

@@ -12,6 +12,8 @@ extension Environment {
     public func sync() throws(LMDBError) {
         let entered = try enterIfOutermost()
         defer { if entered { gate.unlock() } }
+        // A handle still read-only has written nothing (LMDB refuses to sync one).
+        if handleIsReadOnly { return }
         try check(mdb_env_sync(handle, 1))
     }
 

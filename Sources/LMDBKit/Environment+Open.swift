@@ -119,6 +119,12 @@ extension Environment {
         let locking = try storeLocking(path: path, requested: configuration.locking)
         var transactionLock: TransactionLock?
         var generation: UInt64 = 0
+        if configuration.writableOnFirstWrite && !configuration.readOnly,
+            let deferred = try openReadOnlyUntilFirstWrite(
+                path: path, configuration: configuration, locking: locking, probe: probe)
+        {
+            return deferred
+        }
         do {
             transactionLock = try makeTransactionLock(
                 path: path, locking: locking, configuration: configuration)
@@ -140,6 +146,38 @@ extension Environment {
         return Environment(
             handle: opened.0, path: path, configuration: configuration, databases: opened.1,
             isReadOnly: readOnly, locking: locking, transactionLock: transactionLock, generation: generation)
+    }
+
+    /// An environment whose handle is open `MDB_RDONLY` until its first write, or nil when the
+    /// store cannot be opened so (no data file yet, or a named database missing, which a
+    /// writable open creates): the caller then opens it for writing.
+    private static func openReadOnlyUntilFirstWrite(
+        path: String, configuration: Configuration, locking: Locking,
+        probe: (OpaquePointer) throws(LMDBError) -> Void
+    ) throws(LMDBError) -> Environment? {
+        guard access(path + "/data.mdb", F_OK) == 0 else { return nil }
+        let transactionLock = try makeTransactionLock(
+            path: path, locking: locking, configuration: configuration)
+        let generation = transactionLock?.generation ?? 0
+        var reading = configuration
+        reading.readOnly = true
+        let handle: OpaquePointer
+        let databases: [String: Database]
+        do {
+            (handle, databases) = try makeHandle(
+                path: path, configuration: reading, readOnly: true, locking: locking,
+                transactionLock: transactionLock, probe: probe)
+        } catch .system(errno: EROFS) {
+            return nil
+        }
+        guard databases.count == Set(configuration.databases).count else {
+            mdb_env_close(handle)
+            return nil
+        }
+        return Environment(
+            handle: handle, path: path, configuration: configuration, databases: databases,
+            isReadOnly: false, locking: locking, transactionLock: transactionLock, generation: generation,
+            handleIsReadOnly: true)
     }
 
     /// The locking mode of the store at `path`: ``Locking/perTransaction`` when its lock file is

@@ -83,6 +83,12 @@ public final class Environment: @unchecked Sendable {
     var retainedLockFile: Int32 = -1
     /// A handle of this package's own (a replacement's snapshot), outside the registry.
     let isPrivate: Bool
+    /// While ``replaceFile(mapSize:_:)`` builds, the read-only handle on the current file that
+    /// reads made inside the build (by its thread, the only one in a transaction then) go to.
+    var replacementSnapshot: Environment?
+    /// Whether the handle is open `MDB_RDONLY` until the first write
+    /// (``Configuration/writableOnFirstWrite``). Written with `gate` held exclusive.
+    var handleIsReadOnly = false
 
     /// The lock file of ``Locking/perTransaction`` mode, in the store's directory: its presence is
     /// how a store records that mode.
@@ -91,8 +97,9 @@ public final class Environment: @unchecked Sendable {
     init(
         handle: OpaquePointer, path: String, configuration: Configuration, databases: [String: Database],
         isReadOnly: Bool, locking: Locking, transactionLock: TransactionLock?, generation: UInt64 = 0,
-        isPrivate: Bool = false
+        isPrivate: Bool = false, handleIsReadOnly: Bool = false
     ) {
+        self.handleIsReadOnly = handleIsReadOnly
         self.openedGeneration = generation
         self.isPrivate = isPrivate
         self.isReadOnly = isReadOnly
@@ -138,6 +145,8 @@ public final class Environment: @unchecked Sendable {
     /// Values handed out as pointers are valid only inside `body`.
     public func read<R>(_ body: (borrowing Transaction) throws -> R) throws -> R {
         let outer = depth.value
+        // A read made while this thread builds a replacement reads the file being replaced.
+        if outer != 0, let snapshot = replacementSnapshot { return try snapshot.read(body) }
         // Per-transaction mode: a read inside another transaction of this thread is covered by its lock.
         if outer == 0 { try enterForRead() }
         defer {
@@ -245,6 +254,11 @@ public final class Environment: @unchecked Sendable {
     private func enterForWrite() throws(LMDBError) {
         while true {
             try enter()
+            if handleIsReadOnly {
+                gate.unlock()
+                try reopenForWriting()
+                continue
+            }
             writerLock.lock()
             guard let transactionLock else { return }
             do throws(LMDBError) {
@@ -259,6 +273,24 @@ public final class Environment: @unchecked Sendable {
             writerLock.unlock()
             gate.unlock()
             try reopenIfReplaced()
+        }
+    }
+
+    /// Reopens a handle opened read-only until the first write for writing; if that fails, the
+    /// read-only one is reopened and the error thrown.
+    func reopenForWriting() throws(LMDBError) {
+        gate.lockExclusive()
+        defer { gate.unlock() }
+        guard !isClosed else { throw LMDBError.closed(path: path) }
+        guard handleIsReadOnly else { return }
+        if let handle = openHandle { try shutDown(handle, suspending: true) }
+        handleIsReadOnly = false
+        do throws(LMDBError) {
+            try reopenHoldingGate()
+        } catch {
+            handleIsReadOnly = true
+            try? reopenHoldingGate()
+            throw error
         }
     }
 
@@ -309,6 +341,11 @@ public final class Environment: @unchecked Sendable {
     public func reserveMapSize(atLeast bytes: Int) throws(LMDBError) {
         guard depth.value == 0 else { throw LMDBError.nestedTransaction }
         try enter()
+        if handleIsReadOnly {
+            gate.unlock()
+            try reopenForWriting()
+            try enter()
+        }
         defer { gate.unlock() }
         writerLock.lock()
         defer { writerLock.unlock() }

@@ -60,6 +60,18 @@ enum CallgrindRun {
         case "restore":
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             return try restores(count: count, profiles: profiles, fixture: fixture, directory: directory)
+        case "first-layout":
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let path = directory + "/store"
+            try load(path, profiles: profiles, fixture: fixture)
+            let picks = (0..<profiles).map(fixture.profile)
+            var tabs = 0
+            for index in 0..<count {
+                tabs += try callgrindFirstLayout(path, picks[(index &* 7_919) % picks.count])
+            }
+            FileHandle.standardError.write(
+                Data("tabkeep-bench callgrind: first-layout ×\(count) done: \(tabs) tabs\n".utf8))
+            return
         default: break
         }
         let operation: (TabKeepStore, ProfileID) throws -> Int
@@ -80,7 +92,7 @@ enum CallgrindRun {
             operation = { store, profile in try store.layout(profile).order.count }
         default:
             fail(
-                "unknown workload \(workload); expected durable-edit, select-edit, launch-read, sync-delta or restore"
+                "unknown workload \(workload); expected durable-edit, select-edit, launch-read, first-layout, sync-delta or restore"
             )
         }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -173,6 +185,12 @@ enum CallgrindRun {
         for _ in 0..<count { restored += try callgrindRestore(target, file) }
         FileHandle.standardError.write(
             Data("tabkeep-bench callgrind: restore ×\(count) done: \(restored) profiles\n".utf8))
+    }
+
+    /// An app's first read: the store opened, one layout read, the store closed again; its tab count.
+    @inline(never)
+    static func callgrindFirstLayout(_ path: String, _ profile: ProfileID) throws -> Int {
+        try TabKeepStore(path: path).layout(profile).order.count
     }
 
     /// One replace restore of the dump at `file`; the documents it restored.

@@ -141,6 +141,8 @@ public final class TabKeepStore: Sendable {
                 initialMapSize: options.initialMapSize, maxMapSize: options.maxMapSize,
                 durability: options.durability, locking: try options.locking ?? Self.recordedLocking(path))
             configuration.readOnly = options.readOnly
+            // An app's launch reads: the writable handle (and its write buffers) comes at the first write.
+            configuration.writableOnFirstWrite = !options.readOnly
             if options.readOnly && !FileManager.default.fileExists(atPath: path + "/data.mdb") {
                 throw TabKeepError.invalidDirectory(
                     path: path, reason: "there is no store (no data.mdb) to open read-only")
