@@ -52,11 +52,38 @@ final class RegisteredCatalogCache: Sendable {
             return entries[index].catalog
         }
         if let cached { return cached }
-        let catalog = try Catalog(decoding: record)
+        let catalog = try Self.decoded(record)
         let fresh = Cached(bar: bar, bytes: Array(record), catalog: catalog, snapshot: snapshot)
         entries.withLock { entries in
             entries.removeAll { $0.bar == bar }
             entries.append(fresh)
+        }
+        return catalog
+    }
+}
+
+extension RegisteredCatalogCache {
+    /// Catalogs decoded in this process, by record bytes, shared by every store: an app that
+    /// opens a store for each launch read (or each extension call) decodes its catalog once, and
+    /// later opens compare bytes instead. The newest few are kept.
+    private static let decodedRecords = Mutex<[(bytes: [UInt8], catalog: Catalog)]>([])
+    private static let decodedLimit = 8
+
+    /// The catalog `record` encodes: decoded here before with the same bytes, or now (and kept).
+    static func decoded(_ record: UnsafeRawBufferPointer) throws(DocumentDecodingError) -> Catalog {
+        let known = decodedRecords.withLock { records -> Catalog? in
+            records.first { entry in
+                entry.bytes.count == record.count
+                    && entry.bytes.withUnsafeBytes {
+                        memcmp($0.baseAddress!, record.baseAddress!, record.count) == 0
+                    }
+            }?.catalog
+        }
+        if let known { return known }
+        let catalog = try Catalog(decoding: record)
+        decodedRecords.withLock { records in
+            if records.count == decodedLimit { records.removeFirst() }
+            records.append((Array(record), catalog))
         }
         return catalog
     }
