@@ -67,10 +67,10 @@ extension TabKeepStore {
         return writer.records
     }
 
-    /// Restores the dump at `path` in one pass and one write transaction: each line is checked as
-    /// it is read and fed to the import, and the first problem (a bad line, a wrong count or CRC
-    /// in the trailer, a document stamped more than `maxDrift` ahead of this machine's clock)
-    /// throws out of the transaction, which is then aborted, so a bad dump changes nothing and
+    /// Restores the dump at `path` in one pass, all or nothing: each line is checked as it is
+    /// read and fed to the import, and the first problem (a bad line, a wrong count or CRC in the
+    /// trailer, a document stamped more than `maxDrift` ahead of this machine's clock) throws out
+    /// of the import, which then leaves the store as it was, so a bad dump changes nothing and
     /// its error names the line. `replace` leaves the store holding exactly the dump's documents
     /// and gives it a fresh replica id; `merge` merges entry by entry, as a sync would. Either
     /// raises each profile's vector only as far as the dump's entries prove. With `dryRun`, only

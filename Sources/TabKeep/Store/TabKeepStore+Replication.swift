@@ -467,11 +467,11 @@ extension TabKeepStore {
     ///
     /// A `replace` that is not a dry run builds the new content in a fresh data file, in
     /// transactions of a few thousand documents, and renames it over the store's
-    /// (``Environment/replaceFile(mapSize:_:)``), so memory stays flat in the feed's size and a
+    /// (LMDBKit's `Environment.replaceFile(mapSize:_:)`), so memory stays flat in the feed's size and a
     /// crash at any instant leaves the old content or the whole new one. It does so when the
     /// feed is in key order and the store can take a new file now: always in
-    /// ``Locking/perTransaction`` mode (other processes reopen at their next transaction); in
-    /// ``Locking/lmdb`` mode only while no other process has the store open. Otherwise it runs in
+    /// `per-transaction` locking mode (other processes reopen at their next transaction); in
+    /// `lmdb` mode only while no other process has the store open. Otherwise it runs in
     /// one transaction, with the same outcome.
     @discardableResult
     public func importDocuments(
