@@ -132,15 +132,7 @@ extension TabKeepStore {
             }
         case .first(let passed):
             if let passed { progress.report.removed += try countRemoved(old, in: passed, log: &progress.log) }
-            // A stored document that does not decode is replaced: a replace repairs it.
-            let previous: TabBarDocument?
-            let stored: Bool
-            do {
-                previous = try loadDocument(old, key)
-                stored = previous != nil
-            } catch TabKeepError.corruptDocument {
-                (previous, stored) = (nil, true)
-            }
+            let (previous, stored) = try loadReplaced(old, key)
             var replacement = TabBarDocument()
             replacement.merge(document)
             try saveDocument(txn, key, replacement, previous: nil, raising: &progress.raises, appending: true)

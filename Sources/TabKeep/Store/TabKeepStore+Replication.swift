@@ -577,15 +577,7 @@ extension TabKeepStore {
                                 log.record(key)
                                 return
                             }
-                            // A stored document that does not decode is replaced: a replace repairs it.
-                            let previous: TabBarDocument?
-                            let stored: Bool
-                            do {
-                                previous = try loadDocument(txn, key)
-                                stored = previous != nil
-                            } catch TabKeepError.corruptDocument {
-                                (previous, stored) = (nil, true)
-                            }
+                            let (previous, stored) = try loadReplaced(txn, key)
                             switch try fed.admit(key) {
                             case .again:
                                 // Fed twice: the second merges into the first, as any later document would.
@@ -634,6 +626,17 @@ extension TabKeepStore {
             return report
         } catch let dry as DryRun {
             return dry.report
+        }
+    }
+
+    /// What a `replace` finds stored under `key`: the document (nil when there is none, or when
+    /// it does not decode: a replace repairs it) and whether anything was stored.
+    func loadReplaced(_ txn: borrowing Transaction, _ key: DocumentKey) throws -> (TabBarDocument?, Bool) {
+        do {
+            let previous = try loadDocument(txn, key)
+            return (previous, previous != nil)
+        } catch TabKeepError.corruptDocument {
+            return (nil, true)
         }
     }
 
