@@ -19,8 +19,9 @@ extension Environment {
     /// The prefix of the directories, inside the store's, where replacements are built.
     public static let replacementDirectoryPrefix = "replacement-"
 
-    /// Rewrites the whole store without one write transaction the size of it: `build` gets a read
-    /// transaction over the current content and a fresh, empty environment with the same named
+    /// Rewrites the whole store without one write transaction the size of it: `build` gets a
+    /// read-only environment over the current content (its read transactions, from any thread,
+    /// all see the same state: nothing writes it meanwhile) and a fresh, empty one with the same named
     /// databases (``Durability/deferred``, reached by nobody else), writes the new content into it
     /// in as many transactions as it likes, and when it returns the fresh file is flushed and
     /// renamed over `data.mdb`: every later transaction, in every process, sees the new content.
@@ -43,7 +44,7 @@ extension Environment {
     /// Throws ``LMDBError/nestedTransaction`` inside a transaction on this thread, `EROFS` on a
     /// read-only store, or what `build`, the flush or the rename threw.
     public func replaceFile<R>(
-        mapSize: Int, _ build: (_ current: borrowing Transaction, _ replacement: Environment) throws -> R
+        mapSize: Int, _ build: (_ current: Environment, _ replacement: Environment) throws -> R
     ) throws -> R {
         guard !isReadOnly else { throw LMDBError.system(errno: EROFS) }
         guard depth.value == 0 else { throw LMDBError.nestedTransaction }
@@ -120,7 +121,7 @@ extension Environment {
     /// runs `build`, and flushes and closes the fresh one; on any failure, removes `directory`.
     private func buildReplacement<R>(
         in directory: String, mapSize: Int,
-        _ build: (_ current: borrowing Transaction, _ replacement: Environment) throws -> R
+        _ build: (_ current: Environment, _ replacement: Environment) throws -> R
     ) throws -> R {
         var settings = configuration
         settings.durability = .deferred
@@ -143,19 +144,13 @@ extension Environment {
                     expecting: databases)
                 // Inside the build this thread is in a transaction: a write of this environment
                 // is refused as nested, and a read goes to the snapshot's handle.
-                replacementSnapshot = snapshot.environment
+                replacementSnapshot = snapshot
                 depth.value = 1
                 defer {
                     depth.value = 0
                     replacementSnapshot = nil
                 }
-                result = try withExtendedLifetime(snapshot.environment) {
-                    defer { mdb_txn_abort(snapshot.txn) }
-                    return try build(
-                        Transaction(
-                            handle: snapshot.txn, environment: snapshot.environment, isWritable: false),
-                        replacement)
-                }
+                result = try build(snapshot, replacement)
                 try replacement.sync()
             } catch {
                 try? replacement.close()
@@ -169,12 +164,11 @@ extension Environment {
         }
     }
 
-    /// A private read-only handle on the data file at `path` (`MDB_NOLOCK`: the caller keeps
-    /// every writer out) and a read transaction with `names` opened in order, which must get the
-    /// handles `expecting` holds.
+    /// A private read-only environment on the data file at `path` (`MDB_NOLOCK`: the caller keeps
+    /// every writer out), with `names` opened in order, which must get the handles `expecting` holds.
     private static func openSnapshot(
         path: String, names: [String], maxDatabases: Int, expecting: [String: Database]
-    ) throws(LMDBError) -> (environment: Environment, txn: OpaquePointer) {
+    ) throws(LMDBError) -> Environment {
         var raw: OpaquePointer?
         try check(mdb_env_create(&raw))
         guard let handle = raw else { throw LMDBError.system(errno: ENOMEM) }
@@ -183,8 +177,7 @@ extension Environment {
             isReadOnly: true, locking: .perTransaction, transactionLock: nil, isPrivate: true)
         try check(mdb_env_set_maxdbs(handle, MDB_dbi(maxDatabases)))
         try check(mdb_env_open(handle, path, UInt32(MDB_RDONLY | MDB_NOLOCK | MDB_NOTLS), 0o600))
-        // The handles are opened in a transaction of their own and committed, so every later
-        // read transaction of the handle (the build's, and reads made inside it) can use them.
+        // Committed, so every later read transaction of the handle can use them.
         var opening: OpaquePointer?
         try check(mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &opening))
         guard let opening else { throw LMDBError.badTransaction }
@@ -197,10 +190,7 @@ extension Environment {
             }
         }
         try check(mdb_txn_commit(opening))
-        var begun: OpaquePointer?
-        try check(mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &begun))
-        guard let txn = begun else { throw LMDBError.badTransaction }
-        return (environment, txn)
+        return environment
     }
 
     /// Removes the replacement directories a replacement cut short left behind; called while

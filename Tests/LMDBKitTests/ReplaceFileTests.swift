@@ -40,8 +40,8 @@ struct ReplaceFileTests {
         }
         let openings = env.openings
         let seen = try env.replaceFile(mapSize: 1 << 20) { current, replacement in
-            // The current content is readable throughout; the replacement is written in several commits.
-            let copied = try current.get(other, key: "kept".bytes)
+            // The current content is readable throughout (from any thread); the replacement is written in several commits.
+            let copied = try current.read { txn in try txn.get(other, key: "kept".bytes) }
             try replacement.write { txn in try txn.put(other, key: "kept".bytes, value: copied ?? []) }
             for batch in 0..<5 {
                 try replacement.write { txn in
@@ -50,7 +50,7 @@ struct ReplaceFileTests {
                     }
                 }
             }
-            return try current.count(items)
+            return try current.read { txn in try txn.count(items) }
         }
         #expect(seen == 100)
         #expect(env.openings == openings + 1, "the handle is reopened on the new file")
@@ -140,7 +140,7 @@ struct ReplaceFileTests {
             }
         }
         try env.replaceFile(mapSize: 1 << 20) { current, replacement in
-            let value = try current.get(items, key: "count".bytes) ?? [0]
+            let value = try current.read { txn in try txn.get(items, key: "count".bytes) } ?? [0]
             try replacement.write { txn in try txn.put(items, key: "count".bytes, value: value) }
         }
         for writer in writers { try await writer.value }

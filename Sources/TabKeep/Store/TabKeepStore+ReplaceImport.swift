@@ -1,3 +1,4 @@
+import Foundation
 import LMDBKit
 
 /// How a `replace` import writes the store.
@@ -24,7 +25,7 @@ extension TabKeepStore {
 
     /// What one import into a fresh file has done so far (copied wholesale by each batch, so a
     /// batch that runs again after the map grew starts from what the last one committed).
-    private struct ReplaceProgress {
+    fileprivate struct ReplaceProgress: Sendable {
         var fed: FedKeys
         var report = ImportReport()
         var log = ImportChangeLog(enabled: true)
@@ -58,17 +59,23 @@ extension TabKeepStore {
         return outcome.progress.report
     }
 
-    /// Writes the new content into `replacement`: what `old` holds outside the profiles tree, a
-    /// fresh identity, the catalogs, then the fed documents; returns what it did.
+    /// Writes the new content into `replacement`: what `current` holds outside the profiles tree,
+    /// a fresh identity, the catalogs, then the fed documents; returns what it did.
+    ///
+    /// The feed runs on this thread and the batches are written on another, so reading the
+    /// input and writing the file overlap (the fresh file has no other writer). The outcome is
+    /// the one-after-the-other one: batches are written in feed order, and when the feed throws,
+    /// the batches it handed over are still written first, so an earlier document's error (a
+    /// feed out of key order, say) wins over a later one's, as in one transaction.
     private func fillReplacement(
-        _ old: borrowing Transaction, _ replacement: Environment,
+        _ current: Environment, _ replacement: Environment,
         _ newCatalogs: [(bar: BarID, catalog: Catalog)], _ maxDrift: Duration, batch: Int,
         _ feed: (_ add: (DocumentKey, TabBarDocument) throws -> Void) throws -> Void
     ) throws -> (progress: ReplaceProgress, revisions: ClosedRange<UInt64>?, fresh: ReplicaID) {
         for name in environment.databaseNames where name != documents.name {
-            try copyRecords(old, into: replacement, try environment.database(name))
+            try copyRecords(current, into: replacement, try environment.database(name))
         }
-        var writer = try loadWriteState(old)
+        var writer = try current.read { old in try loadWriteState(old) }
         let fresh = try replacement.write { txn in
             let fresh = try takeFreshIdentity(txn)
             for (bar, catalog) in newCatalogs {
@@ -77,33 +84,53 @@ extension TabKeepStore {
             return fresh
         }
         writer = ReplicaWriteState(id: fresh, clock: writer.clock)
-        var progress = ReplaceProgress(fed: FedKeys(ordered: true, spaces: spaces))
-        progress.report.catalogs = newCatalogs.count
+        var start = ReplaceProgress(fed: FedKeys(ordered: true, spaces: spaces))
+        start.report.catalogs = newCatalogs.count
+        let pipe = BatchPipe()
+        let written = pipe.startWriter { [self, start] in
+            try current.read { old in
+                var progress = start
+                while let batch = pipe.receive() {
+                    progress = try replacement.write { txn in
+                        var next = progress
+                        for (key, document) in batch { try self.replaceOne(old, txn, key, document, &next) }
+                        return next
+                    }
+                }
+                return progress
+            }
+        }
         var pending: [(key: DocumentKey, document: TabBarDocument)] = []
         pending.reserveCapacity(min(batch, Self.replaceBatch))
-        func writePending() throws {
-            guard !pending.isEmpty else { return }
-            progress = try replacement.write { txn in
-                var next = progress
-                for (key, document) in pending { try replaceOne(old, txn, key, document, &next) }
-                return next
+        do {
+            try feed { key, document in
+                try Self.checkDrift(document.maxStamp, maxDrift: maxDrift)
+                pending.append((key, document))
+                if pending.count >= batch {
+                    try pipe.send(pending)
+                    pending.removeAll(keepingCapacity: true)
+                }
             }
-            pending.removeAll(keepingCapacity: true)
+            if !pending.isEmpty { try pipe.send(pending) }
+        } catch {
+            // What the writer made of the batches before this document decides first.
+            pipe.close()
+            _ = try written.wait()
+            throw error
         }
-        try feed { key, document in
-            try Self.checkDrift(document.maxStamp, maxDrift: maxDrift)
-            pending.append((key, document))
-            if pending.count >= batch { try writePending() }
-        }
-        try writePending()
-        let (finished, revisions) = try replacement.write { txn in
-            var next = progress
-            next.report.removed += try countRemoved(old, in: next.fed.rest, log: &next.log)
-            try writeRaises(txn, &next.raises)
-            var last = writer
-            last.clock.observe(next.newest)
-            let revisions = try saveWriteState(txn, last, raising: VersionRaises(), changed: next.log.keys)
-            return (next, revisions)
+        pipe.close()
+        let progress = try written.wait()
+        let (finished, revisions) = try current.read { old in
+            try replacement.write { txn in
+                var next = progress
+                next.report.removed += try countRemoved(old, in: next.fed.rest, log: &next.log)
+                try writeRaises(txn, &next.raises)
+                var last = writer
+                last.clock.observe(next.newest)
+                let revisions = try saveWriteState(
+                    txn, last, raising: VersionRaises(), changed: next.log.keys)
+                return (next, revisions)
+            }
         }
         return (finished, revisions, fresh)
     }
@@ -170,29 +197,106 @@ extension TabKeepStore {
         raises = VersionRaises()
     }
 
-    /// Copies every record of `database` from `old` into `replacement`, in key order, a batch of
-    /// records per transaction.
-    private func copyRecords(
-        _ old: borrowing Transaction, into replacement: Environment, _ database: Database
-    )
+    /// Copies every record of `database` from `current` into `replacement`, in key order, a
+    /// batch of records per transaction.
+    private func copyRecords(_ current: Environment, into replacement: Environment, _ database: Database)
         throws
     {
-        var lower: [UInt8]?
-        repeat {
-            lower = try replacement.write { txn -> [UInt8]? in
-                var copied = 0
-                var next: [UInt8]?
-                try old.forEach(database, in: KeyRange(from: lower, to: nil)) { key, value in
-                    if copied == 8_192 {
-                        next = Array(key)
-                        return false
+        try current.read { old in
+            var lower: [UInt8]?
+            repeat {
+                lower = try replacement.write { txn -> [UInt8]? in
+                    var copied = 0
+                    var next: [UInt8]?
+                    try old.forEach(database, in: KeyRange(from: lower, to: nil)) { key, value in
+                        if copied == 8_192 {
+                            next = Array(key)
+                            return false
+                        }
+                        try txn.put(database, key: Array(key), value: Array(value), options: .append)
+                        copied += 1
+                        return true
                     }
-                    try txn.put(database, key: Array(key), value: Array(value), options: .append)
-                    copied += 1
-                    return true
+                    return next
                 }
-                return next
-            }
-        } while lower != nil
+            } while lower != nil
+        }
+    }
+}
+
+/// The batches of a fresh-file import, from the thread that runs the feed to the one that writes
+/// them: at most two wait, so memory stays a few batches whatever the feed's size.
+// @unchecked: every field is read and written with `condition` held
+private final class BatchPipe: @unchecked Sendable {
+    typealias Batch = [(key: DocumentKey, document: TabBarDocument)]
+
+    private let condition = NSCondition()
+    private var queued: [Batch] = []
+    private var closed = false
+    private var failure: (any Error)?
+    private static let capacity = 2
+
+    /// The writer's outcome, once it has ended.
+    // @unchecked: `result` is written before `done` is signalled and read after it is waited for
+    final class Outcome: @unchecked Sendable {
+        fileprivate let done = DispatchSemaphore(value: 0)
+        fileprivate var result: Result<TabKeepStore.ReplaceProgress, any Error>?
+
+        /// Waits for the writer to end; its progress, or the error it ended with.
+        func wait() throws -> TabKeepStore.ReplaceProgress {
+            done.wait()
+            done.signal()
+            return try result!.get()
+        }
+    }
+
+    /// Runs `write` on a thread of its own; an error it throws stops the feed at its next batch.
+    func startWriter(_ write: @escaping @Sendable () throws -> TabKeepStore.ReplaceProgress) -> Outcome {
+        let outcome = Outcome()
+        let thread = Thread { [self] in
+            let result = Result { try write() }
+            if case .failure(let error) = result { fail(error) }
+            outcome.result = result
+            outcome.done.signal()
+        }
+        thread.name = "TabKeep replace restore writer"
+        thread.start()
+        return outcome
+    }
+
+    /// Hands `batch` to the writer, waiting while two batches wait; throws the writer's error.
+    func send(_ batch: Batch) throws {
+        condition.lock()
+        defer { condition.unlock() }
+        while queued.count >= Self.capacity && failure == nil { condition.wait() }
+        if let failure { throw failure }
+        queued.append(batch)
+        condition.broadcast()
+    }
+
+    /// The feed is done: the writer ends once it has written what was handed over.
+    func close() {
+        condition.lock()
+        closed = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The next batch, or nil once the feed is done and every batch written (or the writer failed).
+    func receive() -> Batch? {
+        condition.lock()
+        defer { condition.unlock() }
+        while queued.isEmpty && !closed && failure == nil { condition.wait() }
+        guard failure == nil, !queued.isEmpty else { return nil }
+        condition.broadcast()
+        return queued.removeFirst()
+    }
+
+    private func fail(_ error: any Error) {
+        condition.lock()
+        failure = error
+        queued = []
+        condition.broadcast()
+        condition.unlock()
     }
 }
