@@ -26,7 +26,8 @@ extension Environment {
     /// in as many transactions as it likes, and when it returns the fresh file is flushed and
     /// renamed over `data.mdb`: every later transaction, in every process, sees the new content.
     /// A crash at any instant leaves the old file or the new one, never a mix; a throw from
-    /// `build` (or any failure before the rename) leaves the store as it was.
+    /// `build` (or any failure before the rename) leaves the store as it was. Neither environment
+    /// may be used once `build` has returned (threads it started must be done by then).
     ///
     /// Memory stays what `build` holds: LMDB keeps a write transaction's dirty pages in memory
     /// (up to half a GiB before it spills), and the replacement commits as often as `build` does.
