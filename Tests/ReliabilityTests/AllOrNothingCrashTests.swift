@@ -1,4 +1,5 @@
 import Foundation
+import LMDBKit
 import TabKeep
 import TabKeepDump
 import TabKeepSync
@@ -172,6 +173,12 @@ struct AllOrNothingCrashTests {
         late.kill()
         #expect(
             try Self.contents(path) == expected[target], "a kill after the commit keeps the whole restore")
+        // The fresh files of the restores cut short were removed by the next one; the last one
+        // completed, so none is left.
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: path).filter {
+            $0.hasPrefix(Environment.replacementDirectoryPrefix)
+        }
+        #expect(leftovers.isEmpty, "left behind: \(leftovers)")
         report(
             "restore crash (one restore takes \(duration) s): \(kills) kills survived, \(completed) restores had committed whole, the rest left nothing; kills landed \(landings)"
         )
