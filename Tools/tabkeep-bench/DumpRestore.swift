@@ -7,41 +7,54 @@ import TabKeepDump
 extension Bench {
     /// dump and restore: profiles per second and peak resident memory at 100k and 1M profiles,
     /// each phase in a child process of its own (the bench re-run with a hidden flag), so each
-    /// peak (`VmHWM`) is that phase's alone. In one locking mode only (`singleLocking`), the
-    /// restored store created in it too.
+    /// peak (`VmHWM`) is that phase's alone; in every locking mode asked for.
     func dumpRestore() throws {
         let sizes = options.smoke ? options.profiles : options.profiles.filter { $0 >= 100_000 }
         for count in sizes {
-            let scale = scaleLabel(count)
-            let store = try sharedStore(count: count, locking: singleLocking)
-            let file = path("dump-\(scale).jsonl")
-            let target = path("restored-\(scale)")
-            let dump = try child(["dump", store.environment.path, file])
-            let restore = try child(["restore", file, target, singleLocking.rawValue])
-            // A merge restore stays one transaction: its peak grows with the dump.
-            let merge = try child(["restore", file, target + "-merge", singleLocking.rawValue, "merge"])
-            try? FileManager.default.removeItem(atPath: file)
-            try? FileManager.default.removeItem(atPath: target)
-            try? FileManager.default.removeItem(atPath: target + "-merge")
-            for (name, figures) in [
-                ("TabKeep dump", dump), ("TabKeep restore (.replace)", restore),
-                ("TabKeep restore (.merge)", merge),
-            ] {
-                report.rows.append(
-                    ResultRow(
-                        workload: Workload.dumpRestore.rawValue, scale: scale, contender: name,
-                        medianNanoseconds: nil, p99Nanoseconds: nil, operations: figures.documents,
-                        rate: Double(figures.documents) / figures.seconds, rateUnit: "profiles/s",
-                        note: String(
-                            format:
-                                "%.2f s; peak heap %d MiB (mallinfo2); peak RSS %d MiB (anon %d MiB, mapped file %d MiB)%@",
-                            figures.seconds, figures.peakHeapKiB / 1024, figures.peakKiB / 1024,
-                            figures.peakAnonKiB / 1024, figures.peakFileKiB / 1024,
-                            figures.bytes > 0 ? ", \(figures.bytes >> 20) MiB dump" : ""),
-                        locking: singleLocking.rawValue))
-                phaseFigures[name + " " + scale] = figures
+            for locking in options.lockings {
+                try dumpRestore(count: count, locking: locking)
             }
         }
+    }
+
+    /// The dump, replace restore and merge restore of one store size in one locking mode (the
+    /// restored stores created in it too).
+    private func dumpRestore(count: Int, locking: Locking) throws {
+        let scale = scaleLabel(count)
+        let store = try sharedStore(count: count, locking: locking)
+        let file = path("dump-\(scale)-\(locking).jsonl")
+        let target = path("restored-\(scale)-\(locking)")
+        let dump = try child(["dump", store.environment.path, file])
+        let restore = try child(["restore", file, target, locking.rawValue])
+        // A merge restore stays one transaction: its peak grows with the dump.
+        let merge = try child(["restore", file, target + "-merge", locking.rawValue, "merge"])
+        try? FileManager.default.removeItem(atPath: file)
+        try? FileManager.default.removeItem(atPath: target)
+        try? FileManager.default.removeItem(atPath: target + "-merge")
+        for (name, figures) in [
+            ("TabKeep dump", dump), ("TabKeep restore (.replace)", restore),
+            ("TabKeep restore (.merge)", merge),
+        ] {
+            report.rows.append(
+                ResultRow(
+                    workload: Workload.dumpRestore.rawValue, scale: scale,
+                    contender: tabKeepName(name, locking),
+                    medianNanoseconds: nil, p99Nanoseconds: nil, operations: figures.documents,
+                    rate: Double(figures.documents) / figures.seconds, rateUnit: "profiles/s",
+                    note: String(
+                        format:
+                            "%.2f s; peak heap %d MiB (mallinfo2); peak RSS %d MiB (anon %d MiB, mapped file %d MiB)%@",
+                        figures.seconds, figures.peakHeapKiB / 1024, figures.peakKiB / 1024,
+                        figures.peakAnonKiB / 1024, figures.peakFileKiB / 1024,
+                        figures.bytes > 0 ? ", \(figures.bytes >> 20) MiB dump" : ""),
+                    locking: locking.rawValue))
+            phaseFigures[Self.phaseKey(name, scale, locking)] = figures
+        }
+    }
+
+    /// The key of a dump or restore phase's figures in `phaseFigures`.
+    static func phaseKey(_ phase: String, _ scale: String, _ locking: Locking) -> String {
+        "\(phase) \(scale) \(locking)"
     }
 
     /// Runs this executable with `--child` and `arguments`, and reads the figures it prints.

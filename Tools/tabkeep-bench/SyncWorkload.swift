@@ -1,26 +1,31 @@
 import Foundation
+import LMDBKit
 import TabKeep
 import TabKeepSync
 
 extension Bench {
-    /// sync: a delta of 10k edits extracted and applied between two stores of 100k profiles;
-    /// one edit exchanged between stores of 10k and of 1M profiles (message bytes and time). In one
-    /// locking mode only (`singleLocking`).
+    /// sync: a delta of 10k edits extracted and applied between two stores of 100k profiles, in
+    /// every locking mode asked for; one edit exchanged between stores of 10k and of 1M profiles
+    /// (message bytes and time), in one locking mode (`singleLocking`).
     func syncWorkload() async throws {
         let bulkProfiles = options.smoke ? options.profiles[0] : 100_000
         let bulkEdits = options.smoke ? 100 : 10_000
-        try await bulkDelta(profiles: bulkProfiles, edits: bulkEdits)
+        for locking in options.lockings {
+            try await bulkDelta(profiles: bulkProfiles, edits: bulkEdits, locking: locking)
+        }
         let sizes = options.smoke ? [options.profiles[0]] : [10_000, 1_000_000]
         for size in sizes { try oneEdit(profiles: size) }
     }
 
     /// Two stores holding the same `count` profiles, under different replica ids, exchanged once.
-    private func pair(_ name: String, count: Int, shared: Bool) throws -> (SyncSession, SyncSession) {
+    private func pair(_ name: String, count: Int, shared: Bool, locking: Locking) throws -> (
+        SyncSession, SyncSession
+    ) {
         let first =
             shared
-            ? try sharedStore(count: count, locking: singleLocking)
-            : try tabKeepStore("\(name)-a", count: count, locking: singleLocking)
-        let second = try tabKeepStore("\(name)-b", count: count, locking: singleLocking)
+            ? try sharedStore(count: count, locking: locking)
+            : try tabKeepStore("\(name)-a", count: count, locking: locking)
+        let second = try tabKeepStore("\(name)-b", count: count, locking: locking)
         let a = SyncSession(store: first)
         let b = SyncSession(store: second)
         try exchange(a, b)
@@ -43,8 +48,9 @@ extension Bench {
         return (replyBytes.count, total)
     }
 
-    private func bulkDelta(profiles count: Int, edits: Int) async throws {
-        let (a, b) = try pair("sync-bulk-\(scaleLabel(count))", count: count, shared: false)
+    private func bulkDelta(profiles count: Int, edits: Int, locking: Locking) async throws {
+        let (a, b) = try pair(
+            "sync-bulk-\(scaleLabel(count))-\(locking)", count: count, shared: false, locking: locking)
         let badge = fixture.tabs[2]
         let fixture = self.fixture
         var extract = Samples()
@@ -82,23 +88,25 @@ extension Bench {
         let applyMedian = apply.quantile(0.5)
         report.rows.append(
             ResultRow(
-                workload: Workload.sync.rawValue, scale: scale, contender: "TabKeep extract (delta + encode)",
+                workload: Workload.sync.rawValue, scale: scale,
+                contender: tabKeepName("TabKeep extract (delta + encode)", locking),
                 medianNanoseconds: extractMedian, p99Nanoseconds: extract.quantile(0.99), operations: rounds,
                 rate: entries / extractMedian * 1e9, rateUnit: "entries/s",
                 note: "\(Int(entries)) entries, \(bytes / 1024) KiB message; time per delta",
-                locking: singleLocking.rawValue))
+                locking: locking.rawValue))
         report.rows.append(
             ResultRow(
                 workload: Workload.sync.rawValue, scale: scale,
-                contender: "TabKeep apply (decode + merge + commit)",
+                contender: tabKeepName("TabKeep apply (decode + merge + commit)", locking),
                 medianNanoseconds: applyMedian, p99Nanoseconds: apply.quantile(0.99), operations: rounds,
                 rate: entries / applyMedian * 1e9, rateUnit: "entries/s", note: "time per delta",
-                locking: singleLocking.rawValue))
+                locking: locking.rawValue))
     }
 
     private func oneEdit(profiles count: Int) throws {
         let shared = options.profiles.contains(count)
-        let (a, b) = try pair("sync-one-\(scaleLabel(count))", count: count, shared: shared)
+        let (a, b) = try pair(
+            "sync-one-\(scaleLabel(count))", count: count, shared: shared, locking: singleLocking)
         let badge = fixture.tabs[2]
         var times = Samples()
         var sizes: [Int] = []

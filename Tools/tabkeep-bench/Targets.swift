@@ -103,13 +103,20 @@ extension Bench {
                 }
             }
         }
-        if let apply = report.rows.first(where: { $0.contender.hasPrefix("TabKeep apply") })?.rate {
-            check("sync apply ≥ 250k entries/s", apply >= 250_000, String(format: "%.0f entries/s", apply))
-        }
-        if let extract = report.rows.first(where: { $0.contender.hasPrefix("TabKeep extract") })?.rate {
-            check(
-                "sync extract ≥ 500k entries/s", extract >= 500_000, String(format: "%.0f entries/s", extract)
-            )
+        for locking in options.lockings {
+            let rows = report.rows.filter {
+                $0.workload == Workload.sync.rawValue && $0.locking == locking.rawValue
+            }
+            if let apply = rows.first(where: { $0.contender.hasPrefix("TabKeep apply") })?.rate {
+                check(
+                    "sync apply ≥ 250k entries/s (\(locking))", apply >= 250_000,
+                    String(format: "%.0f entries/s", apply))
+            }
+            if let extract = rows.first(where: { $0.contender.hasPrefix("TabKeep extract") })?.rate {
+                check(
+                    "sync extract ≥ 500k entries/s (\(locking))", extract >= 500_000,
+                    String(format: "%.0f entries/s", extract))
+            }
         }
         if !messageBytes.isEmpty {
             let largest = messageBytes.values.max() ?? 0
@@ -128,42 +135,52 @@ extension Bench {
                         + String(format: ": %.2f×", high / low))
             }
         }
-        for scale in ["100k", "1M"] + (options.smoke ? scales : []) {
-            if let dump = phaseFigures["TabKeep dump " + scale] {
-                let rate = Double(dump.documents) / dump.seconds
-                check(
-                    "dump ≥ 150k profiles/s (\(scale))", rate >= 150_000,
-                    String(format: "%.0f profiles/s", rate))
-                // Flat: the heap does not grow with the store (the mapped store is page cache).
-                check(
-                    "dump heap flat (\(scale))", dump.peakAnonKiB < 16 * 1024,
-                    "heap/anon \(dump.peakAnonKiB / 1024) MiB")
-            }
-            if let restore = phaseFigures["TabKeep restore (.replace) " + scale] {
-                let rate = Double(restore.documents) / restore.seconds
-                check(
-                    "restore ≥ 100k profiles/s (\(scale))", rate >= 100_000,
-                    String(format: "%.0f profiles/s", rate))
-            }
-            // Judged on the heap: the mapped store's pages count in VmHWM but are page cache the
-            // kernel can drop.
-            for phase in ["TabKeep dump", "TabKeep restore (.replace)"] {
-                guard let figures = phaseFigures[phase + " " + scale] else { continue }
-                check(
-                    "\(phase) peak heap < 128 MiB (\(scale))", figures.peakHeapKiB < 128 * 1024,
-                    "heap \(figures.peakHeapKiB / 1024) MiB (VmHWM \(figures.peakKiB / 1024) MiB: anon "
-                        + "\(figures.peakAnonKiB / 1024) MiB, mapped store \(figures.peakFileKiB / 1024) MiB)"
-                )
-            }
-            if scale == "1M", let large = phaseFigures["TabKeep restore (.replace) 1M"],
-                let small = phaseFigures["TabKeep restore (.replace) 100k"]
-            {
-                check(
-                    "restore (.replace) 1M peak heap ≤ 100k's + 64 MiB",
-                    large.peakHeapKiB <= small.peakHeapKiB + 64 * 1024,
-                    "\(large.peakHeapKiB / 1024) MiB vs \(small.peakHeapKiB / 1024) MiB")
+        for locking in options.lockings {
+            for scale in ["100k", "1M"] + (options.smoke ? scales : []) {
+                dumpRestoreTargets(scale, locking, check)
             }
         }
         report.targets = targets
+    }
+
+    /// The dump and restore targets of one store size in one locking mode.
+    private func dumpRestoreTargets(
+        _ scale: String, _ locking: Locking, _ check: (String, Bool?, String) -> Void
+    ) {
+        let mode = "\(scale), \(locking)"
+        if let dump = phaseFigures[Self.phaseKey("TabKeep dump", scale, locking)] {
+            let rate = Double(dump.documents) / dump.seconds
+            check(
+                "dump ≥ 150k profiles/s (\(mode))", rate >= 150_000, String(format: "%.0f profiles/s", rate))
+            // Flat: the heap does not grow with the store (the mapped store is page cache).
+            check(
+                "dump heap flat (\(mode))", dump.peakAnonKiB < 16 * 1024,
+                "heap/anon \(dump.peakAnonKiB / 1024) MiB")
+        }
+        if let restore = phaseFigures[Self.phaseKey("TabKeep restore (.replace)", scale, locking)] {
+            let rate = Double(restore.documents) / restore.seconds
+            check(
+                "restore ≥ 100k profiles/s (\(mode))", rate >= 100_000,
+                String(format: "%.0f profiles/s", rate))
+        }
+        // Judged on the heap: the mapped store's pages count in VmHWM but are page cache the
+        // kernel can drop.
+        for phase in ["TabKeep dump", "TabKeep restore (.replace)"] {
+            guard let figures = phaseFigures[Self.phaseKey(phase, scale, locking)] else { continue }
+            check(
+                "\(phase) peak heap < 128 MiB (\(mode))", figures.peakHeapKiB < 128 * 1024,
+                "heap \(figures.peakHeapKiB / 1024) MiB (VmHWM \(figures.peakKiB / 1024) MiB: anon "
+                    + "\(figures.peakAnonKiB / 1024) MiB, mapped store \(figures.peakFileKiB / 1024) MiB)"
+            )
+        }
+        if scale == "1M",
+            let large = phaseFigures[Self.phaseKey("TabKeep restore (.replace)", "1M", locking)],
+            let small = phaseFigures[Self.phaseKey("TabKeep restore (.replace)", "100k", locking)]
+        {
+            check(
+                "restore (.replace) 1M peak heap ≤ 100k's + 64 MiB (\(locking))",
+                large.peakHeapKiB <= small.peakHeapKiB + 64 * 1024,
+                "\(large.peakHeapKiB / 1024) MiB vs \(small.peakHeapKiB / 1024) MiB")
+        }
     }
 }
