@@ -25,10 +25,12 @@ final class TransactionLock: @unchecked Sendable {
     private let descriptor: Int32
     /// Whether `descriptor` was opened for writing (so it can extend the file and bump the generation).
     private let writable: Bool
-    /// The file's first 8 bytes mapped shared, once the file is that long: the generation of the
-    /// store's data file, which a replacement of `data.mdb` (``Environment/replaceFile``) raises.
-    /// Written once, under `mapping`'s lock; read with a plain load.
-    private let mapped = Mutex<UnsafeRawPointer?>(nil)
+    /// The address of the file's first 8 bytes mapped shared (0 until the file is that long): the
+    /// generation of the store's data file, which a replacement of `data.mdb`
+    /// (``Environment/replaceFile(mapSize:_:)``) raises. Set once, under `mapping`; read on every
+    /// transaction with one atomic load, no lock.
+    private let mapped = Atomic<UInt>(0)
+    private let mapping = WriterLock()
     private let threads = ReadWriteLock(preferringExclusive: true)
     private let readers = WriterLock()
     /// How many of this process's read transactions hold byte 0 shared; guarded by `readers`.
@@ -57,25 +59,26 @@ final class TransactionLock: @unchecked Sendable {
     }
 
     deinit {
-        if let map = mapped.withLock({ $0 }) {
-            munmap(UnsafeMutableRawPointer(mutating: map), Self.generationSize)
+        if let map = UnsafeMutableRawPointer(bitPattern: mapped.load(ordering: .acquiring)) {
+            munmap(map, Self.generationSize)
         }
         close(descriptor)
     }
 
     private static let generationSize = 8
 
-    /// Maps the generation if the file is long enough now; returns the mapping or nil.
+    /// The mapped generation, mapped now if the file has become long enough; nil while it is not.
     private func mapGeneration() -> UnsafeRawPointer? {
-        mapped.withLock { map in
-            if let map { return map }
-            var status = stat()
-            guard fstat(descriptor, &status) == 0, status.st_size >= Self.generationSize else { return nil }
-            let raw = mmap(nil, Self.generationSize, PROT_READ, MAP_SHARED, descriptor, 0)
-            guard let raw, raw != MAP_FAILED else { return nil }
-            map = UnsafeRawPointer(raw)
-            return map
-        }
+        if let map = UnsafeRawPointer(bitPattern: mapped.load(ordering: .acquiring)) { return map }
+        mapping.lock()
+        defer { mapping.unlock() }
+        if let map = UnsafeRawPointer(bitPattern: mapped.load(ordering: .acquiring)) { return map }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_size >= Self.generationSize else { return nil }
+        let raw = mmap(nil, Self.generationSize, PROT_READ, MAP_SHARED, descriptor, 0)
+        guard let raw, raw != MAP_FAILED else { return nil }
+        mapped.store(UInt(bitPattern: raw), ordering: .releasing)
+        return UnsafeRawPointer(raw)
     }
 
     /// The generation of the store's data file: 0 until the first replacement, then raised by

@@ -187,16 +187,6 @@ extension TabKeepStore {
         return removed
     }
 
-    /// Writes the vector raises gathered so far and forgets them.
-    private func writeRaises(_ txn: borrowing Transaction, _ raises: inout VersionRaises) throws {
-        for (profile, replicas) in raises.highest.sorted(by: { $0.key < $1.key }) {
-            for (replica, sequence) in replicas.sorted(by: { $0.key < $1.key }) {
-                try raiseVersion(txn, profile, replica, to: sequence)
-            }
-        }
-        raises = VersionRaises()
-    }
-
     /// Copies every record of `database` from `current` into `replacement`, in key order, a
     /// batch of records per transaction.
     private func copyRecords(_ current: Environment, into replacement: Environment, _ database: Database)

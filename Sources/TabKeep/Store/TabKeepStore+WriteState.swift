@@ -82,12 +82,19 @@ extension TabKeepStore {
         }
         var raises = raises
         for (profile, sequence) in writer.sequences { raises.raise(profile, writer.id, to: sequence) }
+        try writeRaises(txn, &raises)
+        return try appendToChangeLog(txn, changed, clock: writer.clock.last.rawValue)
+    }
+
+    /// Raises `versions` to every sequence in `raises`, each record read and written once, in key
+    /// order, and empties `raises`.
+    func writeRaises(_ txn: borrowing Transaction, _ raises: inout VersionRaises) throws {
         for (profile, replicas) in raises.highest.sorted(by: { $0.key < $1.key }) {
             for (replica, sequence) in replicas.sorted(by: { $0.key < $1.key }) {
                 try raiseVersion(txn, profile, replica, to: sequence)
             }
         }
-        return try appendToChangeLog(txn, changed, clock: writer.clock.last.rawValue)
+        raises = VersionRaises()
     }
 
     func raiseVersion(
