@@ -89,7 +89,10 @@ public struct SyncSession: Sendable {
         guard message.kind != .request else {
             throw .unexpectedKind(message.kind, expected: "a reply or a final message")
         }
-        let vectors = try message.sortedVectors()  // before anything is applied
+        _ = try message.sortedVectors()  // checked before anything is applied
+        // The final answers what the replier proved: a replica it claims past the request
+        // without carrying an entry of it is answered with every entry of that replica.
+        let vectors = message.sections.map { (profile: $0.profile, vector: $0.provenVector) }
         let applied = try apply(message)
         guard message.kind == .reply else {
             return SyncReceipt(changed: applied.changed, reply: nil, overClaims: applied.overClaims)

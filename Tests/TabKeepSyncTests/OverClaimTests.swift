@@ -133,4 +133,77 @@ import Testing
             }, "\(claims)")
         #expect(reports.allSatisfy { $0.skipped.isEmpty })
     }
+
+    /// Three stores: C's badge edit reached A; B holds a document of alice (its own edit, which
+    /// A has too) or nothing, and then takes a claim of C's edits up to `upTo` without them.
+    func claimOfAThirdReplica(upTo sequence: UInt64, bHoldsADocument: Bool, in directory: TemporaryDirectory)
+        throws -> (a: TabKeepStore, b: TabKeepStore, c: TabKeepStore)
+    {
+        let (a, b, c) = (try directory.store("a"), try directory.store("b"), try directory.store("c"))
+        if bHoldsADocument {
+            try b.edit(alice, catalog: letterTabs, .setHidden(tab("a"), true))
+            try sync(a, b)
+        }
+        try c.edit(alice, catalog: letterTabs, .addToBadge(inbox, 6))
+        try sync(a, c)
+        try SyncSession(store: b, scope: .only([alice])).receive(
+            SyncMessage(decoding: bogusReply(claiming: c.replicaID, upTo: sequence).encoded()))
+        #expect(try b.layout(alice, catalog: letterTabs).badges[inbox] == nil)
+        return (a, b, c)
+    }
+
+    /// A replier whose vector covers the requester's sends what the requester lacks; if the two
+    /// still differ after that, the replier claimed what it lacks, and the requester's final
+    /// carries the profile whole: one exchange, not the next, brings the edit over.
+    @Test func aReplierWhoseVectorCoversTheRequestersButLacksAnEditGetsItInTheSameExchange() throws {
+        let directory = TemporaryDirectory()
+        let (a, b, _) = try claimOfAThirdReplica(upTo: 113, bHoldsADocument: true, in: directory)
+        let report = try sync(a, b)
+        #expect(try b.layout(alice, catalog: letterTabs).badges[inbox] == 6)
+        #expect(try documentBytes(a) == documentBytes(b))
+        #expect(
+            report.overClaims.contains {
+                if case .coveringVectorOverDifferentContents = $0.kind { return $0.replica == a.replicaID }
+                return false
+            }, "\(report.overClaims)")
+        for store in [a, b] { #expect(try store.verify().problems.isEmpty) }
+    }
+
+    /// A store holding no document of a profile cannot have seen any entry of it: a vector
+    /// beside no documents is refused by the peer (which sends the profile whole) and rebuilt
+    /// by the store itself, whichever side asks.
+    @Test(arguments: [false, true])
+    func aVectorOverNoDocumentsIsNotTakenAndIsRebuilt(claimerAsks: Bool) throws {
+        let directory = TemporaryDirectory()
+        let (a, b, c) = try claimOfAThirdReplica(upTo: 5, bHoldsADocument: false, in: directory)
+        let report = claimerAsks ? try sync(b, a) : try sync(a, b)
+        #expect(try b.layout(alice, catalog: letterTabs).badges[inbox] == 6)
+        #expect(try documentBytes(a) == documentBytes(b))
+        #expect(try b.versionVectors()[alice]?[c.replicaID] == 1, "the claim of 5 is gone: C issued 1")
+        #expect(
+            report.overClaims.contains {
+                if case .peerVectorOverNoDocuments = $0.kind { return true }
+                return false
+            }, "\(report.overClaims)")
+        #expect(
+            report.overClaims.contains {
+                if case .vectorOverNoDocuments = $0.kind { return $0.replica == b.replicaID }
+                return false
+            }, "\(report.overClaims)")
+        for store in [a, b] { #expect(try store.verify().problems.isEmpty) }
+    }
+
+    /// A replier that claims a replica past the request without sending one entry of it proves
+    /// nothing: the final sends that replica's entries back, so a claim passed on from elsewhere
+    /// loses nothing the requester holds, even when neither vector covers the other.
+    @Test func aClaimNothingInTheReplyProvesIsAnsweredWithThatReplicasEntries() throws {
+        let directory = TemporaryDirectory()
+        let (a, b, _) = try claimOfAThirdReplica(upTo: 102, bHoldsADocument: true, in: directory)
+        try a.edit(alice, catalog: letterTabs, .move(tab("d"), to: 3))  // A is ahead of B too
+        try b.edit(alice, catalog: letterTabs, .move(tab("b"), to: 2))  // and B of A
+        try sync(a, b)
+        #expect(try b.layout(alice, catalog: letterTabs).badges[inbox] == 6)
+        #expect(try documentBytes(a) == documentBytes(b))
+        for store in [a, b] { #expect(try store.verify().problems.isEmpty) }
+    }
 }

@@ -80,6 +80,19 @@ public struct VersionVector: Hashable, Sendable, CustomStringConvertible {
         dot.sequence <= self[dot.replica]
     }
 
+    /// Whether this vector is at least `other` for every replica (it has seen all `other` has).
+    package func covers(_ other: VersionVector) -> Bool {
+        var mine = 0
+        for element in other.storage {
+            while mine < storage.count && storage[mine].replica < element.replica { mine += 1 }
+            guard mine < storage.count, storage[mine].replica == element.replica,
+                storage[mine].sequence >= element.sequence
+            else { return false }
+            mine += 1
+        }
+        return true
+    }
+
     /// Pointwise max.
     public mutating func merge(_ other: VersionVector) {
         if other.storage.isEmpty { return }

@@ -9,10 +9,11 @@
 /// An over-claim silently loses edits forever: a peer that believes it holds a replica's edits
 /// up to n never asks for them. A replica is the authority on itself, so a claim about a replica
 /// past what that replica says it has issued proves a bad vector (found by that replica, the
-/// authority on itself); so do equal vectors over different document states. TabKeep never
-/// raises its own entry from a peer, drops the bad claim, rebuilds its own vector of the profile
-/// from the dots it holds where it may be the one that over-claimed (an under-claim is always
-/// safe), and exchanges the profile in full both ways.
+/// authority on itself); so do equal vectors over different document states, a vector beside no
+/// document at all, and a peer whose vector covers this store's yet whose documents still differ
+/// once what it sent is merged. TabKeep never raises its own entry from a peer, drops the bad
+/// claim, rebuilds its own vector of the profile from the dots it holds where it may be the one
+/// that over-claimed (an under-claim is always safe), and exchanges the profile in full both ways.
 public struct OverClaim: Hashable, Sendable, CustomStringConvertible {
     /// What the exchange found.
     public enum Kind: Hashable, Sendable {
@@ -23,6 +24,20 @@ public struct OverClaim: Hashable, Sendable, CustomStringConvertible {
         /// are `digest` here and `peerDigest` there): one of them claims what its store lacks, so
         /// this store's vector is rebuilt from the dots it holds.
         case equalVectorsOverDifferentContents(digest: UInt32, peerDigest: UInt32)
+        /// The peer's vector covers this store's, so what it sent past this store's vector should
+        /// have made the two documents states equal, yet their digests still differ (`digest` here
+        /// after merging, `peerDigest` there): the peer claims entries it lacks (or this store
+        /// does). This store's vector is rebuilt from the dots it holds, the peer's is not taken,
+        /// and the profile goes whole in the answer, within the same exchange.
+        case coveringVectorOverDifferentContents(digest: UInt32, peerDigest: UInt32)
+        /// The peer's vector names replicas (`replicas` of them) but its digest is that of no
+        /// documents at all: every claimed entry would be held or beaten by one held, so a store
+        /// holding none claims what it lacks. The claim is not taken and the profile goes whole.
+        case peerVectorOverNoDocuments(replicas: Int)
+        /// This store's vector names replicas (`replicas` of them) but it holds no document of
+        /// the profile: it claims what it lacks (a claim taken before it could be proven), so the
+        /// vector is rebuilt from the dots it holds and the profile goes whole.
+        case vectorOverNoDocuments(replicas: Int)
     }
 
     /// The profile whose vector was wrong.
@@ -54,6 +69,19 @@ public struct OverClaim: Hashable, Sendable, CustomStringConvertible {
             return "profile \"\(profile)\": this store (\(replica)) and \(peer) have equal vectors "
                 + "but different documents (digest \(hex(digest)) here, \(hex(peerDigest)) there); the "
                 + "vector was rebuilt from the dots held and the profile is exchanged in full"
+        case .coveringVectorOverDifferentContents(let digest, let peerDigest):
+            return
+                "profile \"\(profile)\": the vector of \(peer) covers this store's (\(replica)), but after "
+                + "taking what it sent the documents still differ (digest \(hex(digest)) here, "
+                + "\(hex(peerDigest)) there); the vector was rebuilt from the dots held and the profile "
+                + "is sent whole"
+        case .peerVectorOverNoDocuments(let replicas):
+            return "profile \"\(profile)\": \(peer) claims entries of \(replicas) replica(s) but holds no "
+                + "document of it; the claim was dropped and the profile is exchanged in full"
+        case .vectorOverNoDocuments(let replicas):
+            return "profile \"\(profile)\": this store (\(replica)) claimed entries of \(replicas) "
+                + "replica(s) but held no document of it; the vector was rebuilt from the dots held and "
+                + "the profile is exchanged in full"
         }
     }
 

@@ -66,6 +66,36 @@ public struct ProfileDelta: Hashable, Sendable {
     }
 }
 
+extension ProfileDelta {
+    /// The replicas the section claims past its base without carrying one entry of theirs past
+    /// it. Nothing proves such a claim: an honest sender ahead on a replica has that replica's
+    /// newer entries, or entries that beat them, so it may be an inflated vector passed on. A
+    /// sync's final answers it as if the sender held none of that replica's entries: they go back
+    /// with it, and a sender that lacked one takes it (merging an entry held changes nothing).
+    package var unprovenReplicas: [ReplicaID] {
+        var unproven: [ReplicaID] = []
+        for element in vector.storage where element.sequence > base[element.replica] {
+            let floor = base[element.replica]
+            let carried = documents.contains { document in
+                document.document.storage.contains {
+                    $0.dot.replica == element.replica && $0.dot.sequence > floor
+                }
+            }
+            if !carried { unproven.append(element.replica) }
+        }
+        return unproven
+    }
+
+    /// ``vector`` without its ``unprovenReplicas``: the vector a sync's final answers.
+    package var provenVector: VersionVector {
+        let unproven = unprovenReplicas
+        if unproven.isEmpty { return vector }
+        var proven = vector
+        for replica in unproven { proven[replica] = 0 }
+        return proven
+    }
+}
+
 /// One document's part of a ``StoreDelta``.
 public struct DocumentDelta: Hashable, Sendable {
     /// Which (profile, bar).
@@ -320,7 +350,22 @@ extension TabKeepStore {
                         local = proven
                     }
                     overClaims += check.findings
-                    let trusted = !check.untrusted
+                    var trusted = !check.untrusted
+                    // A vector over no documents claims what this store lacks (taken from a peer
+                    // before anything proved it): rebuilt from the dots held, which are none.
+                    if !local.isEmpty, section.vector != local || !section.documents.isEmpty,
+                        try !holdsDocuments(txn, section.profile)
+                    {
+                        overClaims.append(
+                            OverClaim(
+                                profile: section.profile, replica: writer.id, peer: sender,
+                                kind: .vectorOverNoDocuments(replicas: local.count)))
+                        let proven = try provenVector(
+                            txn, section.profile, own: writer.id, issued: local[writer.id])
+                        try replaceVector(txn, section.profile, with: proven)
+                        local = proven
+                        trusted = false
+                    }
                     if !trusted { repaired.append(section.profile) }
                     if let element = section.base.storage.first(where: {
                         local[$0.replica] < $0.sequence
@@ -344,6 +389,27 @@ extension TabKeepStore {
                         changed.append(document.key)
                     }
                     guard trusted else { continue }
+                    // A sender whose vector covers this store's sent everything this store lacks:
+                    // the states must now be equal. Different digests prove a vector that claims
+                    // entries its store lacks (the sender's or this one's), found in this exchange.
+                    if let theirDigest = section.digest,
+                        section.vector != local || !section.documents.isEmpty,
+                        section.vector.covers(local)
+                    {
+                        let digest = try documentDigest(txn, section.profile)
+                        if digest != theirDigest {
+                            overClaims.append(
+                                OverClaim(
+                                    profile: section.profile, replica: writer.id, peer: sender,
+                                    kind: .coveringVectorOverDifferentContents(
+                                        digest: digest, peerDigest: theirDigest)))
+                            repaired.append(section.profile)
+                            let proven = try provenVector(
+                                txn, section.profile, own: writer.id, issued: local[writer.id])
+                            if proven != local { try replaceVector(txn, section.profile, with: proven) }
+                            continue
+                        }
+                    }
                     // A replica is the authority on itself: no peer raises its own entry.
                     for element in section.vector.storage
                     where element.sequence > local[element.replica] && element.replica != writer.id {
@@ -400,6 +466,13 @@ extension TabKeepStore {
                 check.proven = proven
                 check.untrusted = true
             }
+        }
+        if !check.untrusted, theirDigest == Self.noDocumentsDigest, !theirs.isEmpty {
+            check.findings.append(
+                OverClaim(
+                    profile: profile, replica: own, peer: peer,
+                    kind: .peerVectorOverNoDocuments(replicas: theirs.count)))
+            check.untrusted = true
         }
         if !check.untrusted, let theirDigest, mine == theirs {
             let digest = try known ?? documentDigest(txn, profile)

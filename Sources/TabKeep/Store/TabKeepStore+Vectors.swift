@@ -110,6 +110,21 @@ extension TabKeepStore {
         return result
     }
 
+    /// The digest of a profile with no document (0): a nonempty vector beside it claims entries
+    /// no store can hold without holding a document, since nothing but a held entry beats one.
+    /// A real state's digest is 0 once in 2³² profiles: then one needless full exchange.
+    static var noDocumentsDigest: UInt32 { CRC32().value }
+
+    /// Whether `profile` has at least one stored document.
+    func holdsDocuments(_ txn: borrowing Transaction, _ profile: ProfileID) throws -> Bool {
+        var found = false
+        try txn.forEach(documents, in: .prefix(spaces.documentPrefix(profile))) { _, _ in
+            found = true
+            return false
+        }
+        return found
+    }
+
     /// A digest of `profile`'s document state: the CRC-32 of each stored document's bar and
     /// bytes, in bar order (0 for a profile with no document). Two honest stores with equal
     /// vectors of a profile hold equal documents, so equal vectors over different digests prove
