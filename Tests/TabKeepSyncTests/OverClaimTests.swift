@@ -206,4 +206,16 @@ import Testing
         #expect(try documentBytes(a) == documentBytes(b))
         for store in [a, b] { #expect(try store.verify().problems.isEmpty) }
     }
+
+    /// A request proves nothing it claims of a third replica: a replier that holds that replica's
+    /// entries and other documents than the requester sends them, so a requester that took an
+    /// inflated claim gets the edit it lacks in the same exchange.
+    @Test func aRequestClaimingAThirdReplicaPastTheReplierGetsThatReplicasEntries() throws {
+        let directory = TemporaryDirectory()
+        let (a, b, _) = try claimOfAThirdReplica(upTo: 113, bHoldsADocument: true, in: directory)
+        try sync(b, a)
+        #expect(try b.layout(alice, catalog: letterTabs).badges[inbox] == 6)
+        #expect(try documentBytes(a) == documentBytes(b))
+        for store in [a, b] { #expect(try store.verify().problems.isEmpty) }
+    }
 }

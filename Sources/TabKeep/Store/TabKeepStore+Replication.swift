@@ -210,6 +210,17 @@ extension TabKeepStore {
                     if check.untrusted { base = empty }
                     untrusted = untrusted || check.untrusted
                     findings += check.findings
+                    // A request proves nothing it claims of a third replica: where it claims past
+                    // this store over other documents, this store's entries of that replica go
+                    // (a requester that lacked one takes it; merging one held changes nothing).
+                    if !check.untrusted, peerDigest == nil || peerDigest != digest {
+                        for element in base.storage
+                        where element.replica != peerReplica && element.replica != own
+                            && element.sequence > now[element.replica] && now[element.replica] > 0
+                        {
+                            base[element.replica] = 0
+                        }
+                    }
                 }
                 if fullState.contains(profile) { base = empty }
                 // A profile going whole goes even when both vectors are empty: its section
