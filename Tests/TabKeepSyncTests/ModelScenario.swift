@@ -31,8 +31,11 @@ struct ModelScenario {
     let variants: [Int]
     var model: ReferenceModel
     let profiles = [profile("alice"), profile("bob")]
-    /// Messages in flight, each with what its sender held when it was made.
-    var inFlight: [(from: Int, to: Int, bytes: [UInt8], knowledge: Set<Int>)] = []
+    /// Messages in flight: `carried`, the edits a message brings its receiver (what its sender
+    /// knew past what the message was cut against), and `snapshot`, all its sender knew then. A
+    /// message cut against a store that has since been replaced or restored brings only its
+    /// `carried` edits, never what the store knew before.
+    var inFlight: [(from: Int, to: Int, bytes: [UInt8], carried: Set<Int>, snapshot: Set<Int>)] = []
     var log: [String] = []
     /// Where the store did other than the user asked while the script ran.
     var scriptProblems: [String] = []
@@ -237,14 +240,15 @@ struct ModelScenario {
         let from = Int.random(in: 0..<stores.count, using: &random)
         var to = Int.random(in: 0..<stores.count - 1, using: &random)
         if to >= from { to += 1 }
-        inFlight.append((from, to, try SyncSession(store: stores[from]).request().encoded(), []))
+        inFlight.append(
+            (from, to, try SyncSession(store: stores[from]).request().encoded(), [], model.knowledge[from]))
     }
 
     /// Delivers a random message (reordering); may lose it, or keep a copy to deliver again.
     mutating func deliverOne() throws {
         guard !inFlight.isEmpty else { return }
         let index = Int.random(in: 0..<inFlight.count, using: &random)
-        let (sender, to, bytes, knowledge) = inFlight[index]
+        let (sender, to, bytes, carried, snapshot) = inFlight[index]
         let roll = Int.random(in: 0..<10, using: &random)
         if roll >= 2 { inFlight.remove(at: index) }  // else: duplicated, stays in flight
         if roll == 9 { return }  // lost
@@ -253,7 +257,9 @@ struct ModelScenario {
         switch message.kind {
         case .request:
             guard message.sender != stores[to].replicaID else { return }
-            inFlight.append((to, sender, try session.respond(to: message).encoded(), model.knowledge[to]))
+            let reply = try session.respond(to: message).encoded()
+            inFlight.append(
+                (to, sender, reply, model.knowledge[to].subtracting(snapshot), model.knowledge[to]))
         case .reply, .final:
             guard message.sender != stores[to].replicaID else { return }
             let result = Result { () throws(SyncError) -> SyncReceipt in try session.receive(message) }
@@ -261,9 +267,13 @@ struct ModelScenario {
                 if case .failure(let error) = result, !ModelScenario.isMissingHistory(error) { throw error }
                 return  // refused whole: nothing applied, nothing learnt
             }
-            model.knowledge[to].formUnion(knowledge)
+            model.knowledge[to].formUnion(carried)
             if let final = receipt.reply {
-                inFlight.append((to, sender, final.encoded(), model.knowledge[to]))
+                inFlight.append(
+                    (
+                        to, sender, final.encoded(), model.knowledge[to].subtracting(snapshot),
+                        model.knowledge[to]
+                    ))
             }
         }
     }
