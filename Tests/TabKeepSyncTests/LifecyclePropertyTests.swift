@@ -107,8 +107,11 @@ extension ModelScenario {
 @Suite struct LifecyclePropertyTests {
     /// `TABKEEP_LIFECYCLE_SEED=N swift test --filter LifecyclePropertyTests` replays one seed alone.
     /// `TABKEEP_LIFECYCLE_SEEDS=N` runs N seeds instead of the default run's, for a longer search.
+    /// Seeds 848, 1196, 1985, 2658 and 4393 lost an edit to an inflated vector (found by longer
+    /// searches); 4259 found the model crediting a replaced store with a final's sender's edits.
     static let seeds = propertySeeds(
-        one: "TABKEEP_LIFECYCLE_SEED", many: "TABKEEP_LIFECYCLE_SEEDS", defaultCount: 300)
+        one: "TABKEEP_LIFECYCLE_SEED", many: "TABKEEP_LIFECYCLE_SEEDS", defaultCount: 300,
+        regressions: [848, 1196, 1985, 2658, 4259, 4393])
     static let steps = 30
 
     @Test(arguments: seeds)

@@ -2,11 +2,13 @@ import Foundation
 
 /// The seeds of a property test: `[N]` when `one` (say `TABKEEP_MODEL_SEED`) is set, to replay a
 /// failing seed alone; else `0..<N` for `many` (say `TABKEEP_MODEL_SEEDS`) when set, for a longer
-/// search; else `0..<defaultCount`.
-package func propertySeeds(one: String, many: String, defaultCount: Int) -> [Int] {
+/// search; else `0..<defaultCount`. `regressions`, seeds past the count that once failed, are
+/// added to every run that is not of one seed.
+package func propertySeeds(one: String, many: String, defaultCount: Int, regressions: [Int] = []) -> [Int] {
     let environment = ProcessInfo.processInfo.environment
     if let text = environment[one], let seed = Int(text) { return [seed] }
-    return Array(0..<(environment[many].flatMap(Int.init) ?? defaultCount))
+    let count = environment[many].flatMap(Int.init) ?? defaultCount
+    return Array(0..<count) + regressions.filter { $0 >= count }
 }
 
 /// The line a failing property test prints so that its case can be run again alone:
