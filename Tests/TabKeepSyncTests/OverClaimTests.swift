@@ -218,4 +218,29 @@ import Testing
         #expect(try documentBytes(a) == documentBytes(b))
         for store in [a, b] { #expect(try store.verify().problems.isEmpty) }
     }
+
+    /// The folder's logs are each cut past what the other logs claim, so a file claiming a third
+    /// replica's edits it lacks is taken up by every store that reads it; the digests in the
+    /// logs find it within a few rounds (here the covering vector, or equal vectors once both
+    /// claim the same) and the edit reaches every store.
+    @Test func aFolderLogClaimingAThirdReplicaWithoutItsEntriesLosesNoEdit() throws {
+        let directory = TemporaryDirectory()
+        let folder = directory.folder("shared")
+        let (a, b, c) = (try directory.store("a"), try directory.store("b"), try directory.store("c"))
+        try b.edit(alice, catalog: letterTabs, .setHidden(tab("a"), true))
+        try c.edit(alice, catalog: letterTabs, .addToBadge(inbox, 6))
+        try sync(a, c)
+        try a.edit(alice, catalog: letterTabs, .addToBadge(tab("a"), 1))  // neither vector covers the other
+        let transports = try [a, b].map { try FolderTransport(path: folder, store: $0, profiles: [alice]) }
+        // A file written by something else claims C's edits of alice up to 1000, with none of them.
+        let bogus = bogusReply(claiming: c.replicaID, upTo: 1000)
+        try Data(bogus.encoded()).write(
+            to: URL(fileURLWithPath: folder + "/" + FolderTransport.fileName(for: bogus.sender)))
+        for _ in 0..<3 {
+            for transport in transports { try transport.sync() }
+        }
+        #expect(try b.layout(alice, catalog: letterTabs).badges[inbox] == 6)
+        #expect(try documentBytes(a) == documentBytes(b))
+        for store in [a, b] { #expect(try store.verify().problems.isEmpty) }
+    }
 }
