@@ -152,6 +152,13 @@ import Testing
         return (a, b, c)
     }
 
+    /// After the exchange: B shows C's badge, both hold the same documents, both verify.
+    func expectTheEditReachedB(_ a: TabKeepStore, _ b: TabKeepStore) throws {
+        #expect(try b.layout(alice, catalog: letterTabs).badges[inbox] == 6)
+        #expect(try documentBytes(a) == documentBytes(b))
+        for store in [a, b] { #expect(try store.verify().problems.isEmpty) }
+    }
+
     /// A replier whose vector covers the requester's sends what the requester lacks; if the two
     /// still differ after that, the replier claimed what it lacks, and the requester's final
     /// carries the profile whole: one exchange, not the next, brings the edit over.
@@ -159,14 +166,12 @@ import Testing
         let directory = TemporaryDirectory()
         let (a, b, _) = try claimOfAThirdReplica(upTo: 113, bHoldsADocument: true, in: directory)
         let report = try sync(a, b)
-        #expect(try b.layout(alice, catalog: letterTabs).badges[inbox] == 6)
-        #expect(try documentBytes(a) == documentBytes(b))
+        try expectTheEditReachedB(a, b)
         #expect(
             report.overClaims.contains {
                 if case .coveringVectorOverDifferentContents = $0.kind { return $0.replica == a.replicaID }
                 return false
             }, "\(report.overClaims)")
-        for store in [a, b] { #expect(try store.verify().problems.isEmpty) }
     }
 
     /// A store holding no document of a profile cannot have seen any entry of it: a vector
@@ -177,8 +182,7 @@ import Testing
         let directory = TemporaryDirectory()
         let (a, b, c) = try claimOfAThirdReplica(upTo: 5, bHoldsADocument: false, in: directory)
         let report = claimerAsks ? try sync(b, a) : try sync(a, b)
-        #expect(try b.layout(alice, catalog: letterTabs).badges[inbox] == 6)
-        #expect(try documentBytes(a) == documentBytes(b))
+        try expectTheEditReachedB(a, b)
         #expect(try b.versionVectors()[alice]?[c.replicaID] == 1, "the claim of 5 is gone: C issued 1")
         #expect(
             report.overClaims.contains {
@@ -190,7 +194,6 @@ import Testing
                 if case .vectorOverNoDocuments = $0.kind { return $0.replica == b.replicaID }
                 return false
             }, "\(report.overClaims)")
-        for store in [a, b] { #expect(try store.verify().problems.isEmpty) }
     }
 
     /// A replier that claims a replica past the request without sending one entry of it proves
@@ -199,12 +202,10 @@ import Testing
     @Test func aClaimNothingInTheReplyProvesIsAnsweredWithThatReplicasEntries() throws {
         let directory = TemporaryDirectory()
         let (a, b, _) = try claimOfAThirdReplica(upTo: 102, bHoldsADocument: true, in: directory)
-        try a.edit(alice, catalog: letterTabs, .move(tab("d"), to: 3))  // A is ahead of B too
-        try b.edit(alice, catalog: letterTabs, .move(tab("b"), to: 2))  // and B of A
+        try a.edit(alice, catalog: letterTabs, .addToBadge(tab("a"), 1))  // A is ahead of B too
+        try b.edit(alice, catalog: letterTabs, .addToBadge(tab("b"), 1))  // and B of A
         try sync(a, b)
-        #expect(try b.layout(alice, catalog: letterTabs).badges[inbox] == 6)
-        #expect(try documentBytes(a) == documentBytes(b))
-        for store in [a, b] { #expect(try store.verify().problems.isEmpty) }
+        try expectTheEditReachedB(a, b)
     }
 
     /// A request proves nothing it claims of a third replica: a replier that holds that replica's
@@ -214,9 +215,7 @@ import Testing
         let directory = TemporaryDirectory()
         let (a, b, _) = try claimOfAThirdReplica(upTo: 113, bHoldsADocument: true, in: directory)
         try sync(b, a)
-        #expect(try b.layout(alice, catalog: letterTabs).badges[inbox] == 6)
-        #expect(try documentBytes(a) == documentBytes(b))
-        for store in [a, b] { #expect(try store.verify().problems.isEmpty) }
+        try expectTheEditReachedB(a, b)
     }
 
     /// The folder's logs are each cut past what the other logs claim, so a file claiming a third
@@ -239,8 +238,6 @@ import Testing
         for _ in 0..<3 {
             for transport in transports { try transport.sync() }
         }
-        #expect(try b.layout(alice, catalog: letterTabs).badges[inbox] == 6)
-        #expect(try documentBytes(a) == documentBytes(b))
-        for store in [a, b] { #expect(try store.verify().problems.isEmpty) }
+        try expectTheEditReachedB(a, b)
     }
 }
