@@ -164,15 +164,24 @@ struct DumpFields {
     static func replicaHex(_ raw: UnsafeBufferPointer<UInt8>) -> ReplicaID? {
         guard raw.count == 16 else { return nil }
         var value: UInt64 = 0
-        for byte in raw {
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = value << 4 | UInt64(byte - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f"):
-                value = value << 4 | UInt64(byte - UInt8(ascii: "a") + 10)
-            default: return nil
+        var invalid: UInt8 = 0
+        lowercaseHex.withUnsafeBufferPointer { digits in
+            for byte in raw {
+                let digit = digits[Int(byte)]
+                invalid |= digit
+                value = value << 4 | UInt64(digit & 0x0F)
             }
         }
-        return ReplicaID(rawValue: value)
+        return invalid & 0x80 == 0 ? ReplicaID(rawValue: value) : nil
+    }
+
+    /// Each byte's value as a lowercase hex digit, or 0x80 when it is none.
+    private static let lowercaseHex: [UInt8] = (0..<256).map { byte -> UInt8 in
+        switch byte {
+        case 0x30...0x39: UInt8(byte - 0x30)
+        case 0x61...0x66: UInt8(byte - 0x61 + 10)
+        default: 0x80
+        }
     }
 
     func replica(text: String) throws(DumpError) -> ReplicaID {

@@ -41,6 +41,11 @@ public final class DumpReader {
     private var lastCatalog: BarID?
     private var lastDocument: DocumentKey?
     private var finished = false
+    /// Whether a version 3 document line is first tried on the fast path
+    /// (`DumpDocumentLineScanner`); off, every line takes the slow one (its differential test).
+    package var scansDocumentLines = true
+    /// Document lines the fast path read.
+    package private(set) var scannedDocuments = 0
 
     /// Opens the dump at `path` and reads its header.
     public init(path: String) throws(DumpError) {
@@ -142,6 +147,9 @@ public final class DumpReader {
         if finished { return nil }
         guard let bytes = try readLine() else {
             throw DumpError(line: line + 1, reason: "missing trailer: the dump is truncated")
+        }
+        if version >= 3, scansDocumentLines, let record = scannedDocument(bytes) {
+            return counted(record, line: bytes)
         }
         let value = try parse(bytes)
         let fields = try DumpFields(
@@ -352,6 +360,19 @@ public final class DumpReader {
         } catch {
             throw fields.error("invalid document for \(what): \(error.reason)")
         }
+    }
+
+    /// A version 3 document line read on the fast path, or nil when the slow path must read it:
+    /// it is not in the writer's exact form, or it is out of key order, or its entries are not a
+    /// valid document (the slow path then names the problem).
+    private func scannedDocument(_ bytes: [UInt8]) -> DumpRecord? {
+        guard let (key, entries) = bytes.withUnsafeBufferPointer({ DumpDocumentLineScanner.document($0) }),
+            lastDocument.map({ $0 < key }) ?? true,
+            let document = try? TabBarDocument(entries: entries)
+        else { return nil }
+        lastDocument = key
+        scannedDocuments += 1
+        return .document(key: key, document: document)
     }
 
     private func trailer(_ value: DumpJSONValue) throws(DumpError) {

@@ -54,17 +54,25 @@ struct DumpReaderTests {
         }
     }
 
-    func outcome(_ lines: [[UInt8]], name: String) throws -> [Outcome] {
+    func outcome(_ lines: [[UInt8]], name: String, scanning: Bool = true, scanned: inout Int) throws -> [Outcome] {
         let path = directory.sub(name)
         try Data(lines.flatMap { $0 + [0x0A] }).write(to: URL(fileURLWithPath: path))
         var result: [Outcome] = []
         do {
             let reader = try DumpReader(path: path)
+            reader.scansDocumentLines = scanning
+            defer { scanned += reader.scannedDocuments }
             while let record = try reader.next() { result.append(.record(record)) }
         } catch {
             result.append(.refused("\(error)"))
         }
         return result
+    }
+
+    /// ``outcome(_:name:scanning:scanned:)`` with the fast path on, its count not wanted.
+    func outcome(_ lines: [[UInt8]], name: String) throws -> [Outcome] {
+        var scanned = 0
+        return try outcome(lines, name: name, scanned: &scanned)
     }
 
     /// The lines with `line` replaced and the trailer's CRC-32 made right again.

@@ -1,0 +1,328 @@
+import Foundation
+import TabKeep
+
+/// The fast path of reading a version 3 document line: the line's bytes scanned straight into
+/// entries, without a JSON token list, a value tree or a ``DumpFields`` per object.
+///
+/// It takes only a line exactly as ``DumpWriter`` writes one — members in the writer's order, no
+/// whitespace, no escape in any string — holding entries of the kinds and value forms a store
+/// writes (position places, flags, selections, badge texts, resets and totals, clears,
+/// tombstones). Anything else (a first-format position key, an escape, another
+/// spacing, a number out of range, an invalid id) returns nil, and the caller reads the line on
+/// the slow path (`DumpJSONLine` and ``DumpEntryReader``), which accepts or refuses it and names
+/// the problem. The entries it returns are the ones the slow path builds for the same line, and
+/// they are validated the same way (`TabBarDocument(entries:)`);
+/// `DumpLineScannerDifferentialPropertyTests` compares the two paths on valid and mutated lines.
+struct DumpDocumentLineScanner {
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var index = 0
+
+    private init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+    }
+
+    /// The document `line` holds, or nil when the slow path must read it.
+    static func document(_ line: UnsafeBufferPointer<UInt8>) -> (key: DocumentKey, entries: [Entry])? {
+        var scanner = DumpDocumentLineScanner(line)
+        return scanner.document()
+    }
+
+    private mutating func document() -> (key: DocumentKey, entries: [Entry])? {
+        guard literal(#"{"type":"document","profile":""#),
+            let profile = identifier(maxBytes: ProfileID.maxBytes), literal(#","bar":""#),
+            let bar = identifier(maxBytes: BarID.maxBytes), literal(#","entries":["#)
+        else { return nil }
+        var entries: [Entry] = []
+        if !literal("]") {
+            repeat {
+                guard let entry = entry() else { return nil }
+                entries.append(entry)
+            } while literal(",")
+            guard literal("]") else { return nil }
+        }
+        guard literal("}"), index == bytes.count else { return nil }
+        return (DocumentKey(profile: ProfileID(unchecked: profile), bar: BarID(unchecked: bar)), entries)
+    }
+
+    // MARK: Entries
+
+    /// `[K,(T,)(R,)S,R,"R:SEQ"(,V)]` for the kinds this path takes.
+    private mutating func entry() -> Entry? {
+        guard literal("[\""), let kind = kindName() else { return nil }
+        let key: Entry.Key
+        switch kind {
+        case .selection:
+            key = .selection
+        case .cleared:
+            key = .cleared
+        case .badgeIncrements:
+            guard literal(",\""), let tab = identifier(maxBytes: TabID.maxBytes), literal(",\""),
+                let replica = replica()
+            else { return nil }
+            key = .badgeIncrements(TabID(unchecked: tab), replica)
+        case .position, .customizable, .hidden, .badgeText, .badgeReset:
+            guard literal(",\""), let tab = identifier(maxBytes: TabID.maxBytes) else { return nil }
+            let id = TabID(unchecked: tab)
+            switch kind {
+            case .position: key = .position(id)
+            case .customizable: key = .customizable(id)
+            case .hidden: key = .hidden(id)
+            case .badgeText: key = .badgeText(id)
+            default: key = .badgeReset(id)
+            }
+        }
+        guard literal(","), let stamp = unsigned(), literal(",\""), let origin = replica(),
+            literal(",\""), let dot = dot()
+        else { return nil }
+        let value: Entry.Value
+        if literal("]") {
+            value = .removed
+        } else {
+            guard literal(","), let present = self.value(of: kind), literal("]") else { return nil }
+            value = present
+        }
+        return Entry(key: key, value: value, stamp: Stamp(rawValue: stamp), origin: origin, dot: dot)
+    }
+
+    /// The entry kinds this path takes.
+    private enum Kind {
+        case position, customizable, hidden, selection, badgeText, badgeReset, badgeIncrements, cleared
+    }
+
+    /// A kind's name and its closing quote (told apart by the first byte, then the fifth).
+    private mutating func kindName() -> Kind? {
+        guard index < bytes.count else { return nil }
+        switch bytes[index] {
+        case UInt8(ascii: "p"): return literal("position\"") ? .position : nil
+        case UInt8(ascii: "c"):
+            if literal("customizable\"") { return .customizable }
+            return literal("cleared\"") ? .cleared : nil
+        case UInt8(ascii: "h"): return literal("hidden\"") ? .hidden : nil
+        case UInt8(ascii: "s"): return literal("selection\"") ? .selection : nil
+        case UInt8(ascii: "b"):
+            guard bytes.count - index > 6 else { return nil }
+            switch bytes[index + 5] {
+            case UInt8(ascii: "T"): return literal("badgeText\"") ? .badgeText : nil
+            case UInt8(ascii: "R"): return literal("badgeReset\"") ? .badgeReset : nil
+            default: return literal("badgeIncrements\"") ? .badgeIncrements : nil
+            }
+        default: return nil
+        }
+    }
+
+    private mutating func value(of kind: Kind) -> Entry.Value? {
+        switch kind {
+        case .position:
+            guard literal(#"{"after":"#), let after = optionalTab(), literal(#","next":"#),
+                let next = optionalTab(), literal(#","key":""#), let key = hexKey(), literal("}")
+            else { return nil }
+            return .place(TabPlace(after: after.tab, next: next.tab, key: key))
+        case .customizable, .hidden:
+            if literal("true") { return .flag(true) }
+            if literal("false") { return .flag(false) }
+            return nil
+        case .selection:
+            if literal(#""more""#) { return .selection(.more) }
+            if literal(#""none""#) { return .selection(.none) }
+            guard literal(#"{"tab":""#), let tab = identifier(maxBytes: TabID.maxBytes), literal("}")
+            else { return nil }
+            return .selection(.tab(TabID(unchecked: tab)))
+        case .badgeText:
+            if literal("null") { return .text(nil) }
+            guard literal("\""), let text = plainString() else { return nil }
+            return .text(text)
+        case .badgeIncrements:
+            return signed().map { .badgeTotal($0) }
+        case .badgeReset:
+            guard literal(#"{"count":"#), let count = signed(), literal(#","seen":"#),
+                let seen = vector(signed: true)
+            else { return nil }
+            var sequences: [ReplicaID: UInt64] = [:]
+            if literal(#","sequences":"#) {
+                guard let listed = vector(signed: false) else { return nil }
+                sequences = listed.mapValues { UInt64(bitPattern: $0) }
+            }
+            guard literal("}") else { return nil }
+            return .badgeReset(count: count, seen: seen, sequences: sequences)
+        case .cleared:
+            guard literal(#"{"context":"#) else {
+                guard let seen = vector(signed: false) else { return nil }
+                return .context(VersionVector(seen.mapValues { UInt64(bitPattern: $0) }), badges: [])
+            }
+            guard let seen = vector(signed: false), literal(#","badges":["#) else { return nil }
+            var marks: [BadgeMark] = []
+            repeat {
+                guard literal(#"{"tab":""#), let tab = identifier(maxBytes: TabID.maxBytes),
+                    literal(#","replica":""#), let replica = replica(), literal(#","total":"#),
+                    let total = signed(), literal(#","sequence":"#), let sequence = unsigned(), literal("}")
+                else { return nil }
+                marks.append(BadgeMark(tab: TabID(unchecked: tab), replica: replica, total: total, sequence: sequence))
+            } while literal(",")
+            guard literal("]}") else { return nil }
+            return .context(VersionVector(seen.mapValues { UInt64(bitPattern: $0) }), badges: marks)
+        }
+    }
+
+    /// An object of replicas, `{"REPLICA":N,…}`, as the slow path's vectors read it: signed
+    /// numbers, or unsigned ones kept as their bit pattern; nil for a repeated replica.
+    private mutating func vector(signed isSigned: Bool) -> [ReplicaID: Int64]? {
+        guard literal("{") else { return nil }
+        var result: [ReplicaID: Int64] = [:]
+        if literal("}") { return result }
+        repeat {
+            guard literal("\""), let replica = replica(), literal(":") else { return nil }
+            let number: Int64
+            if isSigned {
+                guard let value = signed() else { return nil }
+                number = value
+            } else {
+                guard let value = unsigned() else { return nil }
+                number = Int64(bitPattern: value)
+            }
+            guard result.updateValue(number, forKey: replica) == nil else { return nil }
+        } while literal(",")
+        guard literal("}") else { return nil }
+        return result
+    }
+
+    /// `null` or a tab id in quotes (`tab` nil for null); nil when neither.
+    private mutating func optionalTab() -> (tab: TabID?, Void)? {
+        if literal("null") { return (nil, ()) }
+        guard literal("\""), let tab = identifier(maxBytes: TabID.maxBytes) else { return nil }
+        return (TabID(unchecked: tab), ())
+    }
+
+    // MARK: Tokens
+
+    /// Consumes `text` if the line continues with it.
+    @inline(__always)
+    private mutating func literal(_ text: StaticString) -> Bool {
+        let count = text.utf8CodeUnitCount
+        guard bytes.count - index >= count, let base = bytes.baseAddress else { return false }
+        let pointer = text.utf8Start
+        if count == 1 {
+            guard base[index] == pointer[0] else { return false }
+        } else if memcmp(base + index, pointer, count) != 0 {
+            return false
+        }
+        index += count
+        return true
+    }
+
+    /// Bytes that end the plain part of a JSON string: the quote, the backslash, controls.
+    private static let stopsString: [Bool] = (0..<256).map {
+        $0 < 0x20 || $0 == Int(UInt8(ascii: "\"")) || $0 == Int(UInt8(ascii: "\\"))
+    }
+
+    /// The bytes up to the closing quote of a string whose opening quote was consumed, past it;
+    /// nil for an escape, a control character or no closing quote.
+    private mutating func stringBytes() -> UnsafeBufferPointer<UInt8>? {
+        let start = index
+        let found: Int? = Self.stopsString.withUnsafeBufferPointer { stops in
+            var at = start
+            while at < bytes.count {
+                if stops[Int(bytes[at])] { return at }
+                at += 1
+            }
+            return nil
+        }
+        guard let end = found, bytes[end] == UInt8(ascii: "\"") else { return nil }
+        index = end + 1
+        return UnsafeBufferPointer(rebasing: bytes[start..<end])
+    }
+
+    /// A string that keeps the identifier rules (its opening quote consumed).
+    private mutating func identifier(maxBytes: Int) -> String? {
+        guard let raw = stringBytes(), IdentifierRules.problem(in: raw, maxBytes: maxBytes) == nil else {
+            return nil
+        }
+        return ByteReader.text(raw)
+    }
+
+    /// Any string of valid UTF-8 (its opening quote consumed).
+    private mutating func plainString() -> String? {
+        guard let raw = stringBytes() else { return nil }
+        return ByteReader.text(raw)
+    }
+
+    /// 16 lowercase hex digits and the closing quote (the opening one consumed).
+    private mutating func replica() -> ReplicaID? {
+        guard let raw = stringBytes() else { return nil }
+        return DumpFields.replicaHex(raw)
+    }
+
+    /// "REPLICA:SEQUENCE" with a nonzero decimal sequence, and the closing quote.
+    private mutating func dot() -> Dot? {
+        guard let raw = stringBytes(), raw.count > 17, raw[16] == UInt8(ascii: ":"),
+            let replica = DumpFields.replicaHex(UnsafeBufferPointer(rebasing: raw[..<16])),
+            let sequence = Self.decimal(UnsafeBufferPointer(rebasing: raw[17...])), sequence > 0
+        else { return nil }
+        return Dot(replica: replica, sequence: sequence)
+    }
+
+    /// An even, nonempty run of hex digits and the closing quote, as bytes.
+    private mutating func hexKey() -> [UInt8]? {
+        guard let raw = stringBytes(), !raw.isEmpty, raw.count % 2 == 0 else { return nil }
+        var key: [UInt8] = []
+        key.reserveCapacity(raw.count / 2)
+        var at = 0
+        while at < raw.count {
+            guard let high = DumpJSONParser.hexValue(raw[at]), let low = DumpJSONParser.hexValue(raw[at + 1])
+            else { return nil }
+            key.append(high << 4 | low)
+            at += 2
+        }
+        return key
+    }
+
+    /// A JSON integer that fits 64 bits unsigned: `0` or a digit run without a leading zero.
+    private mutating func unsigned() -> UInt64? {
+        let start = index
+        var value: UInt64 = 0
+        while index < bytes.count {
+            let digit = bytes[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { break }
+            let (times, overflow) = value.multipliedReportingOverflow(by: 10)
+            let (sum, carry) = times.addingReportingOverflow(UInt64(digit))
+            if overflow || carry { return nil }
+            value = sum
+            index += 1
+        }
+        let count = index - start
+        guard count > 0, count == 1 || bytes[start] != UInt8(ascii: "0") else { return nil }
+        // A fraction or an exponent makes it no integer of this path.
+        if index < bytes.count,
+            bytes[index] == UInt8(ascii: ".") || bytes[index] == UInt8(ascii: "e")
+                || bytes[index] == UInt8(ascii: "E")
+        {
+            return nil
+        }
+        return value
+    }
+
+    /// A JSON integer that fits 64 bits signed.
+    private mutating func signed() -> Int64? {
+        let negative = literal("-")
+        guard let magnitude = unsigned() else { return nil }
+        if negative {
+            guard magnitude != 0, magnitude <= UInt64(Int64.max) + 1 else { return nil }
+            return magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude)
+        }
+        guard magnitude <= UInt64(Int64.max) else { return nil }
+        return Int64(magnitude)
+    }
+
+    /// Decimal digits (at least one) as a number, or nil on another byte or an overflow.
+    private static func decimal(_ digits: UnsafeBufferPointer<UInt8>) -> UInt64? {
+        guard !digits.isEmpty else { return nil }
+        var value: UInt64 = 0
+        for byte in digits {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            let (times, overflow) = value.multipliedReportingOverflow(by: 10)
+            let (sum, carry) = times.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
+            if overflow || carry { return nil }
+            value = sum
+        }
+        return value
+    }
+}
