@@ -156,7 +156,8 @@ struct DumpDocumentLineScanner {
                     literal(#","replica":""#), let replica = replica(), literal(#","total":"#),
                     let total = signed(), literal(#","sequence":"#), let sequence = unsigned(), literal("}")
                 else { return nil }
-                marks.append(BadgeMark(tab: TabID(unchecked: tab), replica: replica, total: total, sequence: sequence))
+                marks.append(
+                    BadgeMark(tab: TabID(unchecked: tab), replica: replica, total: total, sequence: sequence))
             } while literal(",")
             guard literal("]}") else { return nil }
             return .context(VersionVector(seen.mapValues { UInt64(bitPattern: $0) }), badges: marks)

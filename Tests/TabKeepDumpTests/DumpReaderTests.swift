@@ -54,7 +54,9 @@ struct DumpReaderTests {
         }
     }
 
-    func outcome(_ lines: [[UInt8]], name: String, scanning: Bool = true, scanned: inout Int) throws -> [Outcome] {
+    func outcome(_ lines: [[UInt8]], name: String, scanning: Bool = true, scanned: inout Int) throws
+        -> [Outcome]
+    {
         let path = directory.sub(name)
         try Data(lines.flatMap { $0 + [0x0A] }).write(to: URL(fileURLWithPath: path))
         var result: [Outcome] = []
