@@ -113,10 +113,12 @@ struct DumpDocumentLineScanner {
     private mutating func value(of kind: Kind) -> Entry.Value? {
         switch kind {
         case .position:
-            guard literal(#"{"after":"#), let after = optionalTab(), literal(#","next":"#),
-                let next = optionalTab(), literal(#","key":""#), let key = hexKey(), literal("}")
+            var after: TabID?
+            var next: TabID?
+            guard literal(#"{"after":"#), optionalTab(&after), literal(#","next":"#), optionalTab(&next),
+                literal(#","key":""#), let key = hexKey(), literal("}")
             else { return nil }
-            return .place(TabPlace(after: after.tab, next: next.tab, key: key))
+            return .place(TabPlace(after: after, next: next, key: key))
         case .customizable, .hidden:
             if literal("true") { return .flag(true) }
             if literal("false") { return .flag(false) }
@@ -186,11 +188,15 @@ struct DumpDocumentLineScanner {
         return result
     }
 
-    /// `null` or a tab id in quotes (`tab` nil for null); nil when neither.
-    private mutating func optionalTab() -> (tab: TabID?, Void)? {
-        if literal("null") { return (nil, ()) }
-        guard literal("\""), let tab = identifier(maxBytes: TabID.maxBytes) else { return nil }
-        return (TabID(unchecked: tab), ())
+    /// `null` or a tab id in quotes, into `tab`; false when neither.
+    private mutating func optionalTab(_ tab: inout TabID?) -> Bool {
+        if literal("null") {
+            tab = nil
+            return true
+        }
+        guard literal("\""), let id = identifier(maxBytes: TabID.maxBytes) else { return false }
+        tab = TabID(unchecked: id)
+        return true
     }
 
     // MARK: Tokens
@@ -254,26 +260,12 @@ struct DumpDocumentLineScanner {
 
     /// "REPLICA:SEQUENCE" with a nonzero decimal sequence, and the closing quote.
     private mutating func dot() -> Dot? {
-        guard let raw = stringBytes(), raw.count > 17, raw[16] == UInt8(ascii: ":"),
-            let replica = DumpFields.replicaHex(UnsafeBufferPointer(rebasing: raw[..<16])),
-            let sequence = Self.decimal(UnsafeBufferPointer(rebasing: raw[17...])), sequence > 0
-        else { return nil }
-        return Dot(replica: replica, sequence: sequence)
+        stringBytes().flatMap(DumpEntryReader.plainDot)
     }
 
     /// An even, nonempty run of hex digits and the closing quote, as bytes.
     private mutating func hexKey() -> [UInt8]? {
-        guard let raw = stringBytes(), !raw.isEmpty, raw.count % 2 == 0 else { return nil }
-        var key: [UInt8] = []
-        key.reserveCapacity(raw.count / 2)
-        var at = 0
-        while at < raw.count {
-            guard let high = DumpJSONParser.hexValue(raw[at]), let low = DumpJSONParser.hexValue(raw[at + 1])
-            else { return nil }
-            key.append(high << 4 | low)
-            at += 2
-        }
-        return key
+        stringBytes().flatMap(DumpEntryReader.hexBytes)
     }
 
     /// A JSON integer that fits 64 bits unsigned: `0` or a digit run without a leading zero.
@@ -311,19 +303,5 @@ struct DumpDocumentLineScanner {
         }
         guard magnitude <= UInt64(Int64.max) else { return nil }
         return Int64(magnitude)
-    }
-
-    /// Decimal digits (at least one) as a number, or nil on another byte or an overflow.
-    private static func decimal(_ digits: UnsafeBufferPointer<UInt8>) -> UInt64? {
-        guard !digits.isEmpty else { return nil }
-        var value: UInt64 = 0
-        for byte in digits {
-            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
-            let (times, overflow) = value.multipliedReportingOverflow(by: 10)
-            let (sum, carry) = times.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
-            if overflow || carry { return nil }
-            value = sum
-        }
-        return value
     }
 }

@@ -112,7 +112,7 @@ enum DumpEntryReader {
     }
 
     /// 16 lowercase hex digits, a colon and a nonzero decimal sequence, or nil.
-    private static func plainDot(_ raw: UnsafeBufferPointer<UInt8>) -> Dot? {
+    static func plainDot(_ raw: UnsafeBufferPointer<UInt8>) -> Dot? {
         guard raw.count > 17, raw[16] == UInt8(ascii: ":"),
             let replica = DumpFields.replicaHex(UnsafeBufferPointer(rebasing: raw[..<16]))
         else { return nil }
@@ -225,15 +225,21 @@ enum DumpEntryReader {
     }
 
     private static func hexKey(_ hex: String, fields: DumpFields) throws(DumpError) -> [UInt8] {
-        let digits = Array(hex.utf8)
-        guard digits.count % 2 == 0, !digits.isEmpty else {
+        guard let bytes = Array(hex.utf8).withUnsafeBufferPointer(hexBytes) else {
             throw fields.error("invalid position key \"\(hex)\"")
         }
+        return bytes
+    }
+
+    /// The bytes an even, nonempty run of hex digits (either case) spells, or nil.
+    static func hexBytes(_ digits: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        guard digits.count % 2 == 0, !digits.isEmpty else { return nil }
         var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
         for index in stride(from: 0, to: digits.count, by: 2) {
             guard let high = DumpJSONParser.hexValue(digits[index]),
                 let low = DumpJSONParser.hexValue(digits[index + 1])
-            else { throw fields.error("invalid position key \"\(hex)\"") }
+            else { return nil }
             bytes.append(high << 4 | low)
         }
         return bytes

@@ -90,13 +90,13 @@ public struct SyncSession: Sendable {
             throw .unexpectedKind(message.kind, expected: "a reply or a final message")
         }
         _ = try message.sortedVectors()  // checked before anything is applied
-        // The final answers what the replier proved: a replica it claims past the request
-        // without carrying an entry of it is answered with every entry of that replica.
-        let vectors = message.sections.map { (profile: $0.profile, vector: $0.provenVector) }
         let applied = try apply(message)
         guard message.kind == .reply else {
             return SyncReceipt(changed: applied.changed, reply: nil, overClaims: applied.overClaims)
         }
+        // The final answers what the replier proved: a replica it claims past the request
+        // without carrying an entry of it is answered with every entry of that replica.
+        let vectors = message.sections.map { (profile: $0.profile, vector: $0.provenVector) }
         // No digests: the replier compared the request's, and this side the reply's. A format-4
         // reply is answered by a final that leaves out the profiles both sides now agree on.
         let (final, _) = try deltaMessage(

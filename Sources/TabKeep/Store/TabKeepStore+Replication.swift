@@ -371,10 +371,7 @@ extension TabKeepStore {
                             OverClaim(
                                 profile: section.profile, replica: writer.id, peer: sender,
                                 kind: .vectorOverNoDocuments(replicas: local.count)))
-                        let proven = try provenVector(
-                            txn, section.profile, own: writer.id, issued: local[writer.id])
-                        try replaceVector(txn, section.profile, with: proven)
-                        local = proven
+                        local = try rebuildVector(txn, section.profile, own: writer.id, from: local)
                         trusted = false
                     }
                     if !trusted { repaired.append(section.profile) }
@@ -415,9 +412,7 @@ extension TabKeepStore {
                                     kind: .coveringVectorOverDifferentContents(
                                         digest: digest, peerDigest: theirDigest)))
                             repaired.append(section.profile)
-                            let proven = try provenVector(
-                                txn, section.profile, own: writer.id, issued: local[writer.id])
-                            if proven != local { try replaceVector(txn, section.profile, with: proven) }
+                            _ = try rebuildVector(txn, section.profile, own: writer.id, from: local)
                             continue
                         }
                     }
@@ -435,6 +430,18 @@ extension TabKeepStore {
             }
         watchers.publish(changed, revisions: revisions)
         return DeltaApplication(changed: changed, overClaims: overClaims, untrusted: repaired)
+    }
+
+    /// Replaces `profile`'s vector, `stored`, with the one its held dots prove (this replica's own
+    /// entry kept, see `provenVector`), and returns it: what a store that may have over-claimed does.
+    func rebuildVector(
+        _ txn: borrowing Transaction, _ profile: ProfileID, own: ReplicaID, from stored: VersionVector
+    )
+        throws -> VersionVector
+    {
+        let proven = try provenVector(txn, profile, own: own, issued: stored[own])
+        if proven != stored { try replaceVector(txn, profile, with: proven) }
+        return proven
     }
 
     /// What comparing a peer's vector (and digest) of a profile with this store's found.
