@@ -66,6 +66,9 @@ struct RecordSpaces: Sendable {
         return key
     }
 
+    /// The keys of one profile's dots, built in one buffer that each key overwrites.
+    func dotKeys(_ profile: ProfileID) -> DotKeys { DotKeys(prefix(Records.Tag.dot, profile, reserving: 16)) }
+
     /// The key of `replica`'s entry in `profile`'s vector: profile ‖ 0x00 ‖ (tag) ‖ replica (8 BE).
     func versionKey(_ profile: ProfileID, _ replica: ReplicaID) -> [UInt8] {
         var key = prefix(Records.Tag.version, profile, reserving: 8)
@@ -185,5 +188,28 @@ struct RecordSpaces: Sendable {
             guard let last = batch.last else { return }
             lower = last + [0]
         }
+    }
+}
+
+/// The keys of one profile's dots (`RecordSpaces.dotKey`), each written over the last in one
+/// buffer: a document's dots are stored without an allocation per key.
+struct DotKeys {
+    private var bytes: [UInt8]
+    private let start: Int
+
+    fileprivate init(_ prefix: [UInt8]) {
+        bytes = prefix
+        start = prefix.count
+        bytes.append(contentsOf: repeatElement(0, count: 16))
+    }
+
+    /// The key of `dot`; valid until the next call.
+    mutating func key(_ dot: Dot) -> [UInt8] {
+        let start = start
+        bytes.withUnsafeMutableBytes { raw in
+            raw.storeBytes(of: dot.replica.rawValue.bigEndian, toByteOffset: start, as: UInt64.self)
+            raw.storeBytes(of: dot.sequence.bigEndian, toByteOffset: start + 8, as: UInt64.self)
+        }
+        return bytes
     }
 }

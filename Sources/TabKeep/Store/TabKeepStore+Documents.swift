@@ -37,6 +37,10 @@ extension TabKeepStore {
         let old = previous.map { Self.unique($0.dots) } ?? []
         // A superseded clear's context lives on in the merged clear: keep its dot findable.
         let keptClear = document.entries.last?.key == .cleared ? Self.clearDot(previous) : nil
+        // The document first: its key (profile ‖ 0 ‖ d ‖ bar) sorts before its dots' (‖ o ‖), so
+        // a key-ordered import appends both instead of searching the tree for the document.
+        try Self.put(txn, documents, key: keyBytes, value: document.encoded(), appending: appending)
+        var dotKeys = spaces.dotKeys(key.profile)
         var added: [Dot] = []
         added.reserveCapacity(new.count)
         var oldIndex = 0
@@ -44,12 +48,11 @@ extension TabKeepStore {
         while oldIndex < old.count || newIndex < new.count {
             if newIndex == new.count || (oldIndex < old.count && old[oldIndex] < new[newIndex]) {
                 let dot = old[oldIndex]
-                if dot != keptClear { try txn.delete(dots, key: spaces.dotKey(key.profile, dot)) }
+                if dot != keptClear { try txn.delete(dots, key: dotKeys.key(dot)) }
                 oldIndex += 1
             } else if oldIndex == old.count || new[newIndex] < old[oldIndex] {
                 let dot = new[newIndex]
-                try Self.put(
-                    txn, dots, key: spaces.dotKey(key.profile, dot), value: bar, appending: appending)
+                try Self.put(txn, dots, key: dotKeys.key(dot), value: bar, appending: appending)
                 // Added dots are sorted: each replica's last one is its highest, raised once.
                 if let last = added.last, last.replica != dot.replica {
                     raises.raise(key.profile, last.replica, to: last.sequence)
@@ -62,7 +65,6 @@ extension TabKeepStore {
             }
         }
         if let last = added.last { raises.raise(key.profile, last.replica, to: last.sequence) }
-        try Self.put(txn, documents, key: keyBytes, value: document.encoded(), appending: appending)
         return added
     }
 
