@@ -6,6 +6,14 @@ extension TabKeepStore {
     // MARK: Documents
 
     /// The stored document of `key`, or nil.
+    /// Whether the bytes stored under `key` are `encoded` exactly (so they decode to the document
+    /// `encoded` came from: the encoding round-trips), read without decoding them.
+    func storesBytes(_ txn: borrowing Transaction, _ key: DocumentKey, _ encoded: [UInt8]) throws -> Bool {
+        try txn.withValue(documents, key: spaces.documentKey(key)) { bytes in
+            bytes.map { $0.elementsEqual(encoded) } ?? false
+        }
+    }
+
     func loadDocument(_ txn: borrowing Transaction, _ key: DocumentKey) throws -> TabBarDocument? {
         try txn.withValue(documents, key: spaces.documentKey(key)) {
             bytes throws(TabKeepError) -> TabBarDocument? in
@@ -20,6 +28,7 @@ extension TabKeepStore {
 
     /// Writes `document` under `key`, keeping `dots` and `versions` in step: dots that left the
     /// document are dropped, new ones added and counted into `raises` (written by `saveReplica`).
+    /// `encoded`, when given, is `document.encoded()`, already made by the caller.
     ///
     /// Both dot lists are sorted, so the difference is one merge walk, and new dots are put in
     /// key order. With `appending` (a bulk load into emptied `dots` and `documents`, in key
@@ -29,7 +38,7 @@ extension TabKeepStore {
     func saveDocument(
         _ txn: borrowing Transaction, _ key: DocumentKey, _ document: TabBarDocument,
         previous: TabBarDocument?,
-        raising raises: inout VersionRaises, appending: Bool = false
+        raising raises: inout VersionRaises, appending: Bool = false, encoded: [UInt8]? = nil
     ) throws -> [Dot] {
         let keyBytes = spaces.documentKey(key)
         let bar = Array(key.bar.rawValue.utf8)
@@ -39,7 +48,8 @@ extension TabKeepStore {
         let keptClear = document.entries.last?.key == .cleared ? Self.clearDot(previous) : nil
         // The document first: its key (profile ‖ 0 ‖ d ‖ bar) sorts before its dots' (‖ o ‖), so
         // a key-ordered import appends both instead of searching the tree for the document.
-        try Self.put(txn, documents, key: keyBytes, value: document.encoded(), appending: appending)
+        let value = encoded ?? document.encoded()
+        try Self.put(txn, documents, key: keyBytes, value: value, appending: appending)
         var dotKeys = spaces.dotKeys(key.profile)
         var added: [Dot] = []
         added.reserveCapacity(new.count)

@@ -159,10 +159,19 @@ extension TabKeepStore {
             }
         case .first(let passed):
             if let passed { progress.report.removed += try countRemoved(old, in: passed, log: &progress.log) }
-            let (previous, stored) = try loadReplaced(old, key)
             var replacement = TabBarDocument()
             replacement.merge(document)
-            try saveDocument(txn, key, replacement, previous: nil, raising: &progress.raises, appending: true)
+            let encoded = replacement.encoded()
+            try saveDocument(
+                txn, key, replacement, previous: nil, raising: &progress.raises, appending: true,
+                encoded: encoded)
+            // The same bytes are the same document, decoded or not; anything else is decoded to
+            // tell a change from an addition (and a corrupt document, which counts as changed).
+            if try storesBytes(old, key, encoded) {
+                progress.report.unchanged += 1
+                return
+            }
+            let (previous, stored) = try loadReplaced(old, key)
             if replacement == previous {
                 progress.report.unchanged += 1
             } else {
