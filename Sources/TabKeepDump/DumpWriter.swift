@@ -164,6 +164,14 @@ public struct DumpWriter: Sendable {
         writeDocument(key: key, document: try TabBarDocument(decoding: encoded), catalog: nil)
     }
 
+    /// Appends one whole line another writer of this version wrote (a document line, newline
+    /// included), counted and checksummed as if written here.
+    package mutating func appendLine(_ line: ArraySlice<UInt8>) {
+        output.bytes.append(contentsOf: line)
+        checksum.update(line)
+        records += 1
+    }
+
     /// `{"type":"document","profile":P,"bar":B,` and, in version 3, `"entries":`.
     private mutating func writeDocumentStart(_ key: DocumentKey) {
         output.raw("{\"type\":\"document\",")
