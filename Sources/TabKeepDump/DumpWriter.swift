@@ -164,13 +164,15 @@ public struct DumpWriter: Sendable {
         writeDocument(key: key, document: try TabBarDocument(decoding: encoded), catalog: nil)
     }
 
-    /// Appends one whole line another writer of this version wrote (a document line, newline
-    /// included), counted and checksummed as if written here.
-    package mutating func appendLine(_ line: ArraySlice<UInt8>) {
-        output.bytes.append(contentsOf: line)
-        checksum.update(line)
-        records += 1
+    /// Counts lines another writer of this version wrote and handed over itself: `count` lines,
+    /// `bytes` long, of checksum `checksum`, as if written here.
+    package mutating func countLines(_ count: Int, bytes: Int, checksum other: CRC32) {
+        checksum.append(other, count: bytes)
+        records += count
     }
+
+    /// The checksum of the lines written so far.
+    package var linesChecksum: CRC32 { checksum }
 
     /// `{"type":"document","profile":P,"bar":B,` and, in version 3, `"entries":`.
     private mutating func writeDocumentStart(_ key: DocumentKey) {

@@ -15,8 +15,9 @@ extension TabKeepStore {
     /// ```
     ///
     /// On a machine of more than one core, version 3 lines are transcoded on two threads, a
-    /// batch of documents each, and written in key order: the same bytes, in the same chunks,
-    /// and the same error, as one thread writes.
+    /// batch of documents each, and written in key order: the same bytes and the same error as
+    /// one thread writes (chunks may be cut elsewhere). When it throws, everything before the
+    /// document or record it names has been handed to `write`.
     @discardableResult
     public func dump(
         profiles: Set<ProfileID>? = nil, milliseconds: UInt64 = HybridLogicalClock.wallMilliseconds(),
@@ -60,30 +61,40 @@ extension TabKeepStore {
             }
             if writer.pendingCount >= chunk { try write(writer.takeBytes()) }
             if formatVersion >= 3 && threads > 1 {
-                try dumpOnTwoThreads(txn, profiles: profiles, into: &writer, chunk: chunk, write)
+                try dumpOnTwoThreads(txn, profiles: profiles, into: &writer, write)
                 return
             }
-            try forEachStoredDocument(txn) { documentKey, value in
-                if let profiles, !profiles.contains(documentKey.profile) { return true }
-                if formatVersion >= 3 {
-                    do throws(DocumentDecodingError) {
-                        try writer.writeDocument(
-                            key: documentKey, encoded: value.assumingMemoryBound(to: UInt8.self))
-                    } catch {
-                        throw TabKeepError.corruptDocument(documentKey, error)
+            do {
+                try forEachStoredDocument(txn) { documentKey, value in
+                    if let profiles, !profiles.contains(documentKey.profile) { return true }
+                    if formatVersion >= 3 {
+                        do throws(DocumentDecodingError) {
+                            try writer.writeDocument(
+                                key: documentKey, encoded: value.assumingMemoryBound(to: UInt8.self))
+                        } catch {
+                            throw TabKeepError.corruptDocument(documentKey, error)
+                        }
+                    } else {
+                        let document: TabBarDocument
+                        do throws(DocumentDecodingError) {
+                            document = try TabBarDocument(decoding: value)
+                        } catch {
+                            throw TabKeepError.corruptDocument(documentKey, error)
+                        }
+                        writer.writeDocument(
+                            key: documentKey, document: document, catalog: catalogs[documentKey.bar])
                     }
-                    if writer.pendingCount >= chunk { try write(writer.takeBytes()) }
+                    if writer.pendingCount >= chunk {
+                        do { try write(writer.takeBytes()) } catch { throw DumpWriteFailure(error: error) }
+                    }
                     return true
                 }
-                let document: TabBarDocument
-                do throws(DocumentDecodingError) {
-                    document = try TabBarDocument(decoding: value)
-                } catch {
-                    throw TabKeepError.corruptDocument(documentKey, error)
-                }
-                writer.writeDocument(key: documentKey, document: document, catalog: catalogs[documentKey.bar])
-                if writer.pendingCount >= chunk { try write(writer.takeBytes()) }
-                return true
+            } catch let failure as DumpWriteFailure {
+                throw failure.error
+            } catch {
+                // What came before the bad document or record is handed over, as on two threads.
+                if writer.pendingCount > 0 { try write(writer.takeBytes()) }
+                throw error
             }
         }
         writer.writeTrailer()
@@ -156,74 +167,116 @@ extension TabKeepStore {
 
 extension TabKeepStore {
     /// The documents of a version 3 dump, walked on this thread and copied out a batch at a
-    /// time; two batches at once are transcoded, one on this thread and one on another, then
-    /// written in key order line by line, with `write` called where one thread would call it.
-    /// A bad document throws after the lines before it are written, as on one thread; an error
-    /// of the walk throws after the documents walked before it are written.
+    /// time, each batch transcoded on a thread of the pool (at most two at once) while the walk
+    /// goes on, then written in key order, a batch a chunk, its checksum combined into the
+    /// dump's. A bad document throws after the lines before it are written, as on one thread;
+    /// an error of the walk, after the documents walked before it. No transcoding outlives the
+    /// call.
     private func dumpOnTwoThreads(
-        _ txn: borrowing Transaction, profiles: Set<ProfileID>?, into writer: inout DumpWriter, chunk: Int,
+        _ txn: borrowing Transaction, profiles: Set<ProfileID>?, into writer: inout DumpWriter,
         _ write: ([UInt8]) throws -> Void
     ) throws {
-        func flush(_ batches: [DumpBatch]) throws {
-            let work = batches.filter { !$0.documents.isEmpty }
-            DispatchQueue.concurrentPerform(iterations: work.count) { work[$0].transcode() }
-            for batch in work {
-                var start = 0
-                for end in batch.ends {
-                    writer.appendLine(batch.lines[start..<end])
-                    start = end
-                    if writer.pendingCount >= chunk { try write(writer.takeBytes()) }
-                }
-                if let (key, error) = batch.failure { throw TabKeepError.corruptDocument(key, error) }
+        var inFlight: [DumpBatch] = []
+        func emit(_ batch: DumpBatch) throws {
+            batch.finished.wait()
+            if writer.pendingCount > 0 { try write(writer.takeBytes()) }
+            if !batch.lines.isEmpty {
+                writer.countLines(batch.count, bytes: batch.lines.count, checksum: batch.checksum)
+                try write(batch.lines)
+            }
+            if let (key, error) = batch.failure { throw TabKeepError.corruptDocument(key, error) }
+        }
+        /// Writes every batch in flight, oldest first; on an error, waits for the rest.
+        func drain() throws {
+            do {
+                while !inFlight.isEmpty { try emit(inFlight.removeFirst()) }
+            } catch {
+                for batch in inFlight { batch.finished.wait() }
+                inFlight = []
+                throw error
             }
         }
-        var full: [DumpBatch] = []
         var current = DumpBatch()
         do {
             try forEachStoredDocument(txn) { key, value in
                 if let profiles, !profiles.contains(key.profile) { return true }
                 current.documents.append((key, Array(value.assumingMemoryBound(to: UInt8.self))))
                 if current.documents.count == DumpBatch.size {
-                    full.append(current)
+                    current.start()
+                    inFlight.append(current)
                     current = DumpBatch()
-                    if full.count == 2 {
-                        // Emptied first: a bad document's error must not flush these again below.
-                        let ready = full
-                        full = []
-                        try flush(ready)
+                    if inFlight.count > 2 {
+                        do {
+                            try emit(inFlight.removeFirst())
+                        } catch {
+                            throw DumpWriteFailure(error: error)
+                        }
                     }
                 }
                 return true
             }
+        } catch let failure as DumpWriteFailure {
+            // A bad document or `write`'s error: nothing more is written.
+            try drainAfter(failure.error, &inFlight)
         } catch {
-            try flush(full + [current])
+            // The walk's error, after what was walked before it.
+            if !current.documents.isEmpty {
+                current.start()
+                inFlight.append(current)
+            }
+            try drain()
             throw error
         }
-        try flush(full + [current])
+        if !current.documents.isEmpty {
+            current.start()
+            inFlight.append(current)
+        }
+        try drain()
+    }
+
+    /// Waits for the batches still in flight after `error`, then throws it.
+    private func drainAfter(_ error: any Error, _ inFlight: inout [DumpBatch]) throws -> Never {
+        for batch in inFlight { batch.finished.wait() }
+        inFlight = []
+        throw error
     }
 }
 
+/// An error of a dump's `write`, thrown through the walk of the documents.
+private struct DumpWriteFailure: Error {
+    let error: any Error
+}
+
 /// Stored documents copied out of a dump's read transaction, and their version 3 lines.
-// @unchecked: `documents` is filled before the batch is handed to `concurrentPerform` and not
-// changed after; the other fields are written by the one iteration that transcodes the batch
-// and read after `concurrentPerform` has returned.
+// @unchecked: `documents` is filled before `start()` and not changed after; the other fields are
+// written by the pool's job before it signals `finished`, and read after waiting for it.
 private final class DumpBatch: @unchecked Sendable {
-    /// Documents a batch: about 350 KiB of lines.
+    /// Documents a batch: about 350 KiB of lines, written as one chunk.
     static let size = 256
 
     var documents: [(key: DocumentKey, bytes: [UInt8])] = []
     /// The lines of the documents before `failure`, one after another.
     private(set) var lines: [UInt8] = []
-    /// Where each line of `lines` ends.
-    private(set) var ends: [Int] = []
+    /// How many lines `lines` holds, and their checksum.
+    private(set) var count = 0
+    private(set) var checksum = CRC32()
     /// The first document that does not decode, and why.
     private(set) var failure: (DocumentKey, DocumentDecodingError)?
+    /// Signalled once the lines are made.
+    let finished = DispatchSemaphore(value: 0)
 
     init() { documents.reserveCapacity(Self.size) }
 
-    func transcode() {
+    /// Transcodes the documents on a thread of the pool.
+    func start() {
+        DispatchQueue.global(qos: .userInitiated).async { [self] in
+            transcode()
+            finished.signal()
+        }
+    }
+
+    private func transcode() {
         var writer = DumpWriter(version: 3)
-        ends.reserveCapacity(documents.count)
         for (key, bytes) in documents {
             do throws(DocumentDecodingError) {
                 try bytes.withUnsafeBufferPointer { buffer throws(DocumentDecodingError) in
@@ -233,8 +286,9 @@ private final class DumpBatch: @unchecked Sendable {
                 failure = (key, error)
                 break
             }
-            ends.append(writer.pendingCount)
         }
+        count = writer.records
+        checksum = writer.linesChecksum
         lines = writer.takeBytes()
     }
 }

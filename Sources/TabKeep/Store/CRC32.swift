@@ -41,6 +41,12 @@ package struct CRC32: Hashable, Sendable {
         copied.withUnsafeBytes { update($0) }
     }
 
+    /// Adds bytes of which `other` is the checksum and `count` the length, without reading
+    /// them again. Wraps zlib's `crc32_combine`.
+    package mutating func append(_ other: CRC32, count: Int) {
+        value = UInt32(truncatingIfNeeded: crc32_combine(UInt(value), UInt(other.value), Int(count)))
+    }
+
     /// Adds one byte.
     package mutating func update(byte: UInt8) {
         withUnsafeBytes(of: byte) { update($0) }
