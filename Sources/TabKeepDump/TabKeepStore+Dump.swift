@@ -3,7 +3,7 @@ import LMDBKit
 public import TabKeep
 
 extension TabKeepStore {
-    /// Writes a dump of the store (DESIGN.md §7) to `write`, in chunks of 64–400 KiB, from one
+    /// Writes a dump of the store (DESIGN.md §7) to `write`, in chunks of up to ~400 KiB, from one
     /// consistent snapshot: the header, every catalog, every document (of `profiles`, when given)
     /// in key order, the trailer. Memory stays flat in the store's size. Returns the record count.
     ///
