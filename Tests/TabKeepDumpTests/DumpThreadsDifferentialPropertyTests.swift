@@ -79,6 +79,16 @@ struct DumpThreadsDifferentialPropertyTests {
             Self.agree(store, profiles: some, "round \(round), \(some.count) profiles")
             Self.agree(store, profiles: [], "round \(round), no profile")
             guard !keys.isEmpty else { continue }
+            // A document record whose key does not read (a bar of invalid UTF-8) stops the walk:
+            // both ways write what was walked before it, then throw the same error.
+            let after = keys[Int(random.next() % UInt64(keys.count))].profile.rawValue
+            let badKey = Array(after.utf8) + [0, 0x64, 0xFF]
+            try store.environment.write { txn in
+                try txn.put(store.documentsDatabase, key: badKey, value: [1, 0])
+            }
+            let stopped = Self.agree(store, profiles: nil, "round \(round), a bad key after \(after)")
+            #expect(stopped.end.hasPrefix("error"), "round \(round): \(stopped)")
+            try store.environment.write { txn in _ = try txn.delete(store.documentsDatabase, key: badKey) }
             for corruptions in 1...3 {
                 let documents = store.documentsDatabase
                 var spoiled: [DocumentKey] = []

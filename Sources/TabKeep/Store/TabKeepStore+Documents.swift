@@ -5,7 +5,6 @@ import LMDBKit
 extension TabKeepStore {
     // MARK: Documents
 
-    /// The stored document of `key`, or nil.
     /// Whether the bytes stored under `key` are `encoded` exactly (so they decode to the document
     /// `encoded` came from: the encoding round-trips), read without decoding them.
     func storesBytes(_ txn: borrowing Transaction, _ key: DocumentKey, _ encoded: [UInt8]) throws -> Bool {
@@ -14,6 +13,7 @@ extension TabKeepStore {
         }
     }
 
+    /// The stored document of `key`, or nil.
     func loadDocument(_ txn: borrowing Transaction, _ key: DocumentKey) throws -> TabBarDocument? {
         try txn.withValue(documents, key: spaces.documentKey(key)) {
             bytes throws(TabKeepError) -> TabBarDocument? in
