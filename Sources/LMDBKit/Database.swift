@@ -61,3 +61,31 @@ public struct EnvironmentInfo: Hashable, Sendable {
     /// The bytes of the map in use: (last page + 1) × page size.
     public var usedBytes: Int { (lastPage + 1) * pageSize }
 }
+
+/// The named databases an environment opened, looked up by name: a handful of short names, so a
+/// linear scan of an array, not a hash of each name (opening a store looks names up several times).
+struct DatabaseTable: Equatable, Sendable {
+    private(set) var all: [Database] = []
+
+    /// The handle named `name`, or nil.
+    subscript(name: String) -> Database? {
+        for database in all where database.name == name { return database }
+        return nil
+    }
+
+    /// How many databases the table holds.
+    var count: Int { all.count }
+
+    /// The names, sorted.
+    var names: [String] { all.map(\.name).sorted() }
+
+    /// Adds `database` unless one of that name is in the table already.
+    mutating func insert(_ database: Database) {
+        if self[database.name] == nil { all.append(database) }
+    }
+
+    /// The same handles under the same names, in whatever order they were opened.
+    static func == (lhs: DatabaseTable, rhs: DatabaseTable) -> Bool {
+        lhs.count == rhs.count && lhs.all.allSatisfy { rhs[$0.name] == $0 }
+    }
+}

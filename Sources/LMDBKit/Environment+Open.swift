@@ -43,31 +43,50 @@ extension Environment {
         path: String, configuration: Configuration = .init(), probing database: String, key: [UInt8],
         accept: ([UInt8]?) -> Bool
     ) throws(LMDBError) -> Environment {
+        try open(path: path, configuration: configuration, probing: database, keys: [key]) { accept($0[0]) }
+    }
+
+    /// ``open(path:configuration:probing:key:accept:)`` reading several keys of `database` in the
+    /// open's first transaction: `accept` gets their values in the order of `keys`, nil for each
+    /// one missing (all nil when the file or the database is). A store reads the records it
+    /// needs at every open this way, in the transaction the open makes anyway.
+    public static func open(
+        path: String, configuration: Configuration = .init(), probing database: String, keys: [[UInt8]],
+        accept: ([[UInt8]?]) -> Bool
+    ) throws(LMDBError) -> Environment {
         try open(path: path, configuration: configuration) { (txn: OpaquePointer) throws(LMDBError) in
-            guard accept(try value(txn, database: database, key: key)) else {
+            guard accept(try values(txn, database: database, keys: keys)) else {
                 throw LMDBError.openRefused(path: path)
             }
         }
     }
 
-    /// The value of `key` in the named `database` as `txn` sees it, or nil when the database or the
-    /// key is missing; opens no database it does not find.
-    private static func value(_ txn: OpaquePointer, database: String, key: [UInt8]) throws(LMDBError)
-        -> [UInt8]?
+    /// The values of `keys` in the named `database` as `txn` sees it, nil for each key missing
+    /// (every one when the database is); opens no database it does not find.
+    private static func values(_ txn: OpaquePointer, database: String, keys: [[UInt8]]) throws(LMDBError)
+        -> [[UInt8]?]
     {
         var dbi: MDB_dbi = 0
         let opened = mdb_dbi_open(txn, database, 0, &dbi)
-        if opened == MDB_NOTFOUND { return nil }
+        if opened == MDB_NOTFOUND { return keys.map { _ in nil } }
         try check(opened)
-        var data = MDB_val()
-        let found = key.withUnsafeBytes { bytes in
-            var k = MDB_val(
-                mv_size: bytes.count, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
-            return mdb_get(txn, dbi, &k, &data)
+        var values: [[UInt8]?] = []
+        values.reserveCapacity(keys.count)
+        for key in keys {
+            var data = MDB_val()
+            let found = key.withUnsafeBytes { bytes in
+                var k = MDB_val(
+                    mv_size: bytes.count, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+                return mdb_get(txn, dbi, &k, &data)
+            }
+            if found == MDB_NOTFOUND {
+                values.append(nil)
+                continue
+            }
+            try check(found)
+            values.append(Array(UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size)))
         }
-        if found == MDB_NOTFOUND { return nil }
-        try check(found)
-        return Array(UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size))
+        return values
     }
 
     /// Opens or reuses the environment at `path`; `probe` runs in the first, read-only, transaction
@@ -114,14 +133,20 @@ extension Environment {
     private static func openNew(
         path: String, configuration: Configuration, probe: (OpaquePointer) throws(LMDBError) -> Void
     ) throws(LMDBError) -> Environment {
-        let opened: (OpaquePointer, [String: Database])
+        let opened: (OpaquePointer, DatabaseTable)
         var readOnly = false
-        let locking = try storeLocking(path: path, requested: configuration.locking)
+        // Each lock file looked up once: its presence records the store's mode.
+        let hasTransactionLockFile = access(path + "/" + transactionLockFileName, F_OK) == 0
+        let hasLockFile = access(path + "/lock.mdb", F_OK) == 0
+        let locking = try storeLocking(
+            path: path, requested: configuration.locking, hasTransactionLockFile: hasTransactionLockFile,
+            hasLockFile: hasLockFile)
         var transactionLock: TransactionLock?
         var generation: UInt64 = 0
         if configuration.writableOnFirstWrite && !configuration.readOnly,
             let deferred = try openReadOnlyUntilFirstWrite(
-                path: path, configuration: configuration, locking: locking, probe: probe)
+                path: path, configuration: configuration, locking: locking, hadLockFile: hasLockFile,
+                probe: probe)
         {
             return deferred
         }
@@ -152,25 +177,29 @@ extension Environment {
     /// store cannot be opened so (no data file yet, or a named database missing, which a
     /// writable open creates): the caller then opens it for writing.
     private static func openReadOnlyUntilFirstWrite(
-        path: String, configuration: Configuration, locking: Locking,
+        path: String, configuration: Configuration, locking: Locking, hadLockFile: Bool,
         probe: (OpaquePointer) throws(LMDBError) -> Void
     ) throws(LMDBError) -> Environment? {
-        guard access(path + "/data.mdb", F_OK) == 0 else { return nil }
         let transactionLock = try makeTransactionLock(
             path: path, locking: locking, configuration: configuration)
         let generation = transactionLock?.generation ?? 0
         var reading = configuration
         reading.readOnly = true
         let handle: OpaquePointer
-        let databases: [String: Database]
+        let databases: DatabaseTable
         do {
             (handle, databases) = try makeHandle(
                 path: path, configuration: reading, readOnly: true, locking: locking,
-                transactionLock: transactionLock, probe: probe)
+                transactionLock: transactionLock, hadLockFile: hadLockFile, probe: probe)
         } catch .system(errno: EROFS) {
             return nil
+        } catch .system(errno: ENOENT) {
+            // No data file yet (an `MDB_RDONLY` open looks for it before it makes a lock file).
+            return nil
         }
-        guard databases.count == Set(configuration.databases).count else {
+        // Every name opened (names are few and short: no set of them).
+        let names = configuration.databases
+        guard names.allSatisfy({ databases[$0] != nil }) else {
             mdb_env_close(handle)
             return nil
         }
@@ -184,11 +213,13 @@ extension Environment {
     /// there, ``Locking/lmdb`` when LMDB's `lock.mdb` is (every open in that mode makes it, and
     /// it is never removed), and for a new store, or a data file copied alone, `requested` or the
     /// default. Naming the other mode of an existing store throws.
-    private static func storeLocking(path: String, requested: Locking?) throws(LMDBError) -> Locking {
+    private static func storeLocking(
+        path: String, requested: Locking?, hasTransactionLockFile: Bool, hasLockFile: Bool
+    ) throws(LMDBError) -> Locking {
         let recorded: Locking? =
-            if access(path + "/" + transactionLockFileName, F_OK) == 0 {
+            if hasTransactionLockFile {
                 .perTransaction
-            } else if access(path + "/lock.mdb", F_OK) == 0 {
+            } else if hasLockFile {
                 .lmdb
             } else {
                 nil
@@ -223,18 +254,19 @@ extension Environment {
 
     /// Opens an `MDB_env` at `path` and its named databases; closes it again if that fails.
     /// `probe` runs in the first, read-only, transaction, before any database is created.
+    /// `hadLockFile` is whether `lock.mdb` was there before this open, when the caller looked.
     static func makeHandle(
         path: String, configuration: Configuration, readOnly: Bool, locking: Locking,
-        transactionLock: TransactionLock?,
+        transactionLock: TransactionLock?, hadLockFile: Bool? = nil,
         probe: (OpaquePointer) throws(LMDBError) -> Void = { (_: OpaquePointer) throws(LMDBError) in }
     )
-        throws(LMDBError) -> (OpaquePointer, [String: Database])
+        throws(LMDBError) -> (OpaquePointer, DatabaseTable)
     {
         var raw: OpaquePointer?
         try check(mdb_env_create(&raw))
         guard let handle = raw else { throw LMDBError.system(errno: ENOMEM) }
         let lockPath = path + "/lock.mdb"
-        let hadLockFile = access(lockPath, F_OK) == 0
+        let hadLockFile = hadLockFile ?? (access(lockPath, F_OK) == 0)
         var flags = UInt32(MDB_NOTLS) | (readOnly ? UInt32(MDB_RDONLY) : 0)
         if locking == .perTransaction { flags |= UInt32(MDB_NOLOCK) }
         switch configuration.durability {
@@ -242,7 +274,7 @@ extension Environment {
         case .metaAsync: flags |= UInt32(MDB_NOMETASYNC)
         case .deferred: flags |= UInt32(MDB_NOSYNC)
         }
-        let opened: Result<[String: Database], LMDBError> = {
+        let opened: Result<DatabaseTable, LMDBError> = {
             do throws(LMDBError) {
                 try check(mdb_env_set_maxreaders(handle, UInt32(configuration.maxReaders)))
                 try check(mdb_env_set_maxdbs(handle, MDB_dbi(configuration.maxDatabases)))
@@ -286,7 +318,7 @@ extension Environment {
         _ env: OpaquePointer, names: [String], create creating: Bool, transactionLock: TransactionLock?,
         probe: (OpaquePointer) throws(LMDBError) -> Void
     )
-        throws(LMDBError) -> [String: Database]
+        throws(LMDBError) -> DatabaseTable
     {
         /// Runs `body` holding the transaction lock, if the store has one, on the side `writing` names.
         func held<R>(writing: Bool, _ body: () throws(LMDBError) -> R) throws(LMDBError) -> R {
@@ -312,16 +344,16 @@ extension Environment {
                 try probed(txn)
                 mdb_txn_abort(txn)
             }
-            return [:]
+            return DatabaseTable()
         }
         /// Opens `names` in one transaction (a write one when `create`); a missing database is
         /// left out when `skippingMissing`, else it ends the pass with nil.
-        func pass(create: Bool, skippingMissing: Bool) throws(LMDBError) -> [String: Database]? {
-            try held(writing: create) { () throws(LMDBError) -> [String: Database]? in
+        func pass(create: Bool, skippingMissing: Bool) throws(LMDBError) -> DatabaseTable? {
+            try held(writing: create) { () throws(LMDBError) -> DatabaseTable? in
                 var txn: OpaquePointer?
                 try check(mdb_txn_begin(env, nil, create ? 0 : UInt32(MDB_RDONLY), &txn))
                 if !create { try probed(txn) }
-                var result: [String: Database] = [:]
+                var result = DatabaseTable()
                 for name in names {
                     var dbi: MDB_dbi = 0
                     let rc = mdb_dbi_open(txn, name, create ? UInt32(MDB_CREATE) : 0, &dbi)
@@ -334,7 +366,7 @@ extension Environment {
                         mdb_txn_abort(txn)
                         throw LMDBError(code: rc)
                     }
-                    result[name] = Database(name: name, dbi: dbi)
+                    result.insert(Database(name: name, dbi: dbi))
                 }
                 // Committed, not aborted: an aborted transaction closes the handles it opened (mdb_dbi_open).
                 try check(mdb_txn_commit(txn))
@@ -342,7 +374,7 @@ extension Environment {
             }
         }
         // Read-only: open what exists, leave out what does not.
-        if !creating { return try pass(create: false, skippingMissing: true) ?? [:] }
+        if !creating { return try pass(create: false, skippingMissing: true) ?? DatabaseTable() }
         for create in [false, true] {
             if let opened = try pass(create: create, skippingMissing: false) { return opened }
         }
@@ -393,6 +425,6 @@ extension Environment {
         try check(mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &begun))
         guard let txn = begun else { throw LMDBError.badTransaction }
         defer { mdb_txn_abort(txn) }
-        return try value(txn, database: name, key: key)
+        return try values(txn, database: name, keys: [key])[0]
     }
 }

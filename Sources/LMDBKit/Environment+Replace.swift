@@ -168,7 +168,7 @@ extension Environment {
     /// A private read-only environment on the data file at `path` (`MDB_NOLOCK`: the caller keeps
     /// every writer out), with `names` opened in order, which must get the handles `expecting` holds.
     private static func openSnapshot(
-        path: String, names: [String], maxDatabases: Int, expecting: [String: Database]
+        path: String, names: [String], maxDatabases: Int, expecting: DatabaseTable
     ) throws(LMDBError) -> Environment {
         var raw: OpaquePointer?
         try check(mdb_env_create(&raw))

@@ -57,7 +57,7 @@ public final class Environment: @unchecked Sendable {
     public let configuration: Configuration
     /// The longest key LMDB accepts, in bytes (`mdb_env_get_maxkeysize`, 511 by default).
     public let maxKeySize: Int
-    let databases: [String: Database]
+    let databases: DatabaseTable
     let writerLock = WriterLock()
     /// Reset read transactions ready to renew, as bit patterns (a pointer is not Sendable).
     let readerPool = Mutex<[UInt]>([])
@@ -95,7 +95,7 @@ public final class Environment: @unchecked Sendable {
     public static let transactionLockFileName = "transactions.lock"
 
     init(
-        handle: OpaquePointer, path: String, configuration: Configuration, databases: [String: Database],
+        handle: OpaquePointer, path: String, configuration: Configuration, databases: DatabaseTable,
         isReadOnly: Bool, locking: Locking, transactionLock: TransactionLock?, generation: UInt64 = 0,
         isPrivate: Bool = false, handleIsReadOnly: Bool = false
     ) {
@@ -135,7 +135,7 @@ public final class Environment: @unchecked Sendable {
     }
 
     /// The names of the databases opened with the environment, sorted.
-    public var databaseNames: [String] { databases.keys.sorted() }
+    public var databaseNames: [String] { databases.names }
 
     // MARK: Transactions
 

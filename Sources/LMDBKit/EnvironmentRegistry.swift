@@ -25,15 +25,32 @@ final class EnvironmentRegistry: @unchecked Sendable {
         case suspended(WeakEnvironment, id: ObjectIdentifier)
     }
 
-    private var slots: [String: Slot] = [:]
-    /// How many `MDB_env` handles are open per path, and the most ever open at once (for tests).
-    private var census: [String: (live: Int, peak: Int)] = [:]
+    /// A path's slot (nil: absent), how many `MDB_env` handles are open there, and the most ever
+    /// open at once (for tests). One record per path, so a step hashes the path once.
+    private struct Entry {
+        var slot: Slot?
+        var live = 0
+        var peak = 0
+
+        mutating func opened(_ slot: Slot) {
+            self.slot = slot
+            live += 1
+            peak = max(peak, live)
+        }
+    }
+
+    private var entries: [String: Entry] = [:]
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let closed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 
     init() {
         precondition(pthread_mutex_init(mutex, nil) == 0, "pthread_mutex_init failed")
         precondition(pthread_cond_init(closed, nil) == 0, "pthread_cond_init failed")
+    }
+
+    /// Runs `body` on `path`'s entry in place (one lookup of the path), creating it if missing.
+    private func update(_ path: String, _ body: (inout Entry) -> Void) {
+        body(&entries[path, default: Entry()])
     }
 
     private func lock() { precondition(pthread_mutex_lock(mutex) == 0, "pthread_mutex_lock failed") }
@@ -50,7 +67,7 @@ final class EnvironmentRegistry: @unchecked Sendable {
         let result: Result<Environment, LMDBError>
         lock()
         while true {
-            switch slots[path] {
+            switch entries[path]?.slot {
             case .open(let weak, _), .suspended(let weak, _):
                 found = weak.environment
                 guard let existing = found else {
@@ -69,9 +86,9 @@ final class EnvironmentRegistry: @unchecked Sendable {
             case nil:
                 do throws(LMDBError) {
                     let env = try make()
-                    slots[path] = .open(WeakEnvironment(env), handle: UInt(bitPattern: env.handle))
-                    census[path, default: (0, 0)].live += 1
-                    census[path]!.peak = max(census[path]!.peak, census[path]!.live)
+                    update(path) {
+                        $0.opened(.open(WeakEnvironment(env), handle: UInt(bitPattern: env.handle)))
+                    }
                     result = .success(env)
                 } catch {
                     result = .failure(error)
@@ -88,16 +105,20 @@ final class EnvironmentRegistry: @unchecked Sendable {
     func closing(_ path: String, handle: OpaquePointer, suspending: Environment? = nil, _ close: () -> Void) {
         let key = UInt(bitPattern: handle)
         lock()
-        if case .open(_, let registered) = slots[path], registered == key {
-            slots[path] = .closing(handle: key)
+        update(path) { entry in
+            if case .open(_, let registered) = entry.slot, registered == key {
+                entry.slot = .closing(handle: key)
+            }
         }
         unlock()
         close()
         lock()
-        if case .closing(let registered) = slots[path], registered == key {
-            slots[path] = suspending.map { .suspended(WeakEnvironment($0), id: ObjectIdentifier($0)) }
+        update(path) { entry in
+            if case .closing(let registered) = entry.slot, registered == key {
+                entry.slot = suspending.map { .suspended(WeakEnvironment($0), id: ObjectIdentifier($0)) }
+            }
+            entry.live -= 1
         }
-        census[path, default: (0, 0)].live -= 1
         precondition(pthread_cond_broadcast(closed) == 0, "pthread_cond_broadcast failed")
         unlock()
     }
@@ -109,13 +130,11 @@ final class EnvironmentRegistry: @unchecked Sendable {
     ) throws(LMDBError) -> OpaquePointer {
         lock()
         defer { unlock() }
-        guard case .suspended(_, let id) = slots[path], id == ObjectIdentifier(environment) else {
+        guard case .suspended(_, let id) = entries[path]?.slot, id == ObjectIdentifier(environment) else {
             throw LMDBError.closed(path: path)
         }
         let handle = try make()
-        slots[path] = .open(WeakEnvironment(environment), handle: UInt(bitPattern: handle))
-        census[path, default: (0, 0)].live += 1
-        census[path]!.peak = max(census[path]!.peak, census[path]!.live)
+        update(path) { $0.opened(.open(WeakEnvironment(environment), handle: UInt(bitPattern: handle))) }
         return handle
     }
 
@@ -123,7 +142,9 @@ final class EnvironmentRegistry: @unchecked Sendable {
     /// away), and wakes waiters.
     func forget(_ path: String, _ id: ObjectIdentifier) {
         lock()
-        if case .suspended(_, let registered) = slots[path], registered == id { slots[path] = nil }
+        if case .suspended(_, let registered) = entries[path]?.slot, registered == id {
+            entries[path]?.slot = nil
+        }
         precondition(pthread_cond_broadcast(closed) == 0, "pthread_cond_broadcast failed")
         unlock()
     }
@@ -132,7 +153,7 @@ final class EnvironmentRegistry: @unchecked Sendable {
     func isOpen(_ path: String) -> Bool {
         var found: Environment?
         lock()
-        if case .open(let weak, _) = slots[path] { found = weak.environment }
+        if case .open(let weak, _) = entries[path]?.slot { found = weak.environment }
         unlock()
         return withExtendedLifetime(found) { found != nil }
     }
@@ -141,7 +162,7 @@ final class EnvironmentRegistry: @unchecked Sendable {
     func census(of path: String) -> (live: Int, peak: Int)? {
         lock()
         defer { unlock() }
-        return census[path]
+        return entries[path].map { ($0.live, $0.peak) }
     }
 }
 

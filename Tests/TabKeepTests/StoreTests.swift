@@ -249,6 +249,14 @@ struct StoreTests {
         #expect(FileManager.default.createFile(atPath: path, contents: Data([1])))
         let error = #expect(throws: TabKeepError.self) { try TabKeepStore(path: path) }
         #expect(error?.description.contains("not a directory") == true)
+        for readOnly in [false, true] {
+            #expect(
+                throws: TabKeepError.invalidDirectory(path: path, reason: "it is a file, not a directory")
+            ) {
+                try TabKeepStore(path: path, options: .init(readOnly: readOnly))
+            }
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data([1]))
     }
 }
 

@@ -6,10 +6,11 @@ import LMDBKit
 extension TabKeepStore {
     /// The mode `meta` records for a data file that came without the lock file of either mode (a
     /// copy of `data.mdb` alone: no process can be using it), lmdb for such a store made before
-    /// the mode was recorded, or nil for every other directory.
-    static func recordedLocking(_ path: String) throws(LMDBError) -> Locking? {
+    /// the mode was recorded, or nil for every other directory. `hasDataFile`: whether `data.mdb`
+    /// is there, as the caller found.
+    static func recordedLocking(_ path: String, hasDataFile: Bool) throws(LMDBError) -> Locking? {
         let lockFiles = ["lock.mdb", Environment.transactionLockFileName]
-        guard access(path + "/data.mdb", F_OK) == 0,
+        guard hasDataFile,
             lockFiles.allSatisfy({ access(path + "/" + $0, F_OK) != 0 })
         else { return nil }
         guard try Environment.peek(path: path, database: Records.meta, key: Records.MetaKey.schema) != nil
@@ -18,12 +19,6 @@ extension TabKeepStore {
         }
         let recorded = try Environment.peek(path: path, database: Records.meta, key: Records.MetaKey.locking)
         return recorded.map { Locking(rawValue: String(decoding: $0, as: UTF8.self)) ?? .lmdb } ?? .lmdb
-    }
-
-    /// Whether `path` is a regular file of zero bytes (stat, no Foundation round trip).
-    static func isEmptyFile(_ path: String) -> Bool {
-        var status = stat()
-        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG && status.st_size == 0
     }
 
     static func checkSchema(_ bytes: [UInt8]) throws(TabKeepError) {
@@ -45,14 +40,37 @@ extension TabKeepStore {
         var locking: String? = nil
     }
 
-    /// Reads `meta` in one read transaction, writing it first when the store is new.
+    /// The `meta` records an open reads, in the order ``openedMeta(_:)`` takes them: the open's
+    /// first transaction reads them (``Environment/open(path:configuration:probing:keys:accept:)``).
+    static let openedMetaKeys = [
+        Records.MetaKey.schema, Records.MetaKey.replica, Records.MetaKey.created, Records.MetaKey.copyOf,
+        Records.MetaKey.locking,
+    ]
+
+    /// What `meta` says of the store, from the values of ``openedMetaKeys`` the open read; nil
+    /// when it holds no schema (a new store).
+    static func openedMeta(_ values: [[UInt8]?]) throws(TabKeepError) -> OpenedMeta? {
+        do {
+            return try openedMeta { key in values[openedMetaKeys.firstIndex(of: key)!] }
+        } catch {
+            throw TabKeepError.wrap(error)
+        }
+    }
+
+    /// Reads `meta`, from the values the open read when it did (`probed`, the values of
+    /// ``openedMetaKeys``; nil when this process had the store open already) or in one read
+    /// transaction, writing it first when the store is new.
     static func initializeMeta(
-        _ env: Environment, meta: Database, readOnly: Bool
+        _ env: Environment, meta: Database, readOnly: Bool, probed: [[UInt8]?]? = nil
     )
         throws(TabKeepError)
         -> OpenedMeta
     {
         do {
+            if let probed, let existing = try openedMeta(probed) {
+                try checkLocking(existing, env)
+                return existing
+            }
             if let existing = try env.read({ txn in try readOpenedMeta(txn, meta: meta) }) {
                 try checkLocking(existing, env)
                 return existing
@@ -83,14 +101,23 @@ extension TabKeepStore {
 
     /// The identity, schema, copy mark and locking mode `meta` holds, or nil when it holds no schema.
     static func readOpenedMeta(_ txn: borrowing Transaction, meta: Database) throws -> OpenedMeta? {
-        guard let (replica, created) = try readIdentity(txn, meta: meta) else { return nil }
+        try openedMeta { key in try txn.get(meta, key: key) }
+    }
+
+    /// The identity, schema, copy mark and locking mode of the `meta` records `value` reads, or
+    /// nil when there is no schema. Throws ``TabKeepError/corruptMeta(_:)`` for a malformed
+    /// schema or replica id.
+    static func openedMeta(_ value: ([UInt8]) throws -> [UInt8]?) throws -> OpenedMeta? {
+        guard let schemaBytes = try value(Records.MetaKey.schema) else { return nil }
+        try checkSchema(schemaBytes)
+        guard let replica = try value(Records.MetaKey.replica).flatMap(Records.uint64), replica != 0
+        else { throw TabKeepError.corruptMeta("replica id missing or malformed") }
         return OpenedMeta(
-            replica: replica, created: created,
-            schema: try txn.get(meta, key: Records.MetaKey.schema).flatMap(Records.uint64) ?? 0,
-            isCopy: try txn.contains(meta, key: Records.MetaKey.copyOf),
-            locking: try txn.get(meta, key: Records.MetaKey.locking).map {
-                String(decoding: $0, as: UTF8.self)
-            })
+            replica: ReplicaID(rawValue: replica),
+            created: try value(Records.MetaKey.created).flatMap(Records.uint64) ?? 0,
+            schema: Records.uint64(schemaBytes) ?? 0,
+            isCopy: try value(Records.MetaKey.copyOf) != nil,
+            locking: try value(Records.MetaKey.locking).map { String(decoding: $0, as: UTF8.self) })
     }
 
     /// Throws when the mode the store recorded at its creation is not the one its directory shows:
@@ -108,17 +135,5 @@ extension TabKeepStore {
             reason:
                 "it was created in per-transaction locking mode but its lock file \(Environment.transactionLockFileName) is missing; nothing was written (with no process using the store, create that empty file to open it)"
         )
-    }
-
-    static func readIdentity(_ txn: borrowing Transaction, meta: Database) throws -> (
-        ReplicaID, UInt64
-    )? {
-        guard let schemaBytes = try txn.get(meta, key: Records.MetaKey.schema) else { return nil }
-        try checkSchema(schemaBytes)
-        guard let replica = try txn.get(meta, key: Records.MetaKey.replica).flatMap(Records.uint64),
-            replica != 0
-        else { throw TabKeepError.corruptMeta("replica id missing or malformed") }
-        let created = try txn.get(meta, key: Records.MetaKey.created).flatMap(Records.uint64) ?? 0
-        return (ReplicaID(rawValue: replica), created)
     }
 }

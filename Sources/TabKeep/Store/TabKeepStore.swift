@@ -120,17 +120,24 @@ public final class TabKeepStore: Sendable {
     /// Opens the store at the directory `path`, creating it if missing.
     public init(path: String, options: Options = .init()) throws(TabKeepError) {
         self.options = options
-        // stat(2) directly: what FileManager.fileExists(atPath:isDirectory:) answers, links followed.
-        var status = stat()
-        if stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFDIR {
-            throw .invalidDirectory(path: path, reason: "it is a file, not a directory")
+        // One stat(2) of the data file (links followed): whether it is there and whether it is
+        // empty. Only without one can `path` be a file, checked then.
+        var dataFile = stat()
+        let hasDataFile = stat(path + "/data.mdb", &dataFile) == 0
+        if !hasDataFile {
+            var status = stat()
+            if stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFDIR {
+                throw .invalidDirectory(path: path, reason: "it is a file, not a directory")
+            }
         }
         // The old layout of a schema-1 or schema-2 store that this writing open migrates.
         var migrating: RecordSpaces?
+        // The `meta` records the open's first transaction read (nil: the store was open here already).
+        var probed: [[UInt8]?]?
         do {
             // An empty data.mdb would be made a fresh store by a writing open: check it apart, as
             // before, so it is still refused.
-            if Self.isEmptyFile(path + "/data.mdb"),
+            if hasDataFile, dataFile.st_mode & S_IFMT == S_IFREG, dataFile.st_size == 0,
                 let schema = try Environment.peek(
                     path: path, database: Records.meta, key: Records.MetaKey.schema)
             {
@@ -139,11 +146,12 @@ public final class TabKeepStore: Sendable {
             var configuration = Configuration(
                 databases: Records.all, maxDatabases: Records.maxDatabases,
                 initialMapSize: options.initialMapSize, maxMapSize: options.maxMapSize,
-                durability: options.durability, locking: try options.locking ?? Self.recordedLocking(path))
+                durability: options.durability,
+                locking: try options.locking ?? Self.recordedLocking(path, hasDataFile: hasDataFile))
             configuration.readOnly = options.readOnly
             // An app's launch reads: the writable handle (and its write buffers) comes at the first write.
             configuration.writableOnFirstWrite = !options.readOnly
-            if options.readOnly && !FileManager.default.fileExists(atPath: path + "/data.mdb") {
+            if options.readOnly && !hasDataFile {
                 throw TabKeepError.invalidDirectory(
                     path: path, reason: "there is no store (no data.mdb) to open read-only")
             }
@@ -154,10 +162,10 @@ public final class TabKeepStore: Sendable {
             var legacy = false
             func open(_ configuration: Configuration) throws(LMDBError) -> Environment {
                 try Environment.open(
-                    path: path, configuration: configuration, probing: Records.meta,
-                    key: Records.MetaKey.schema
-                ) { schema in
-                    guard let schema else { return true }
+                    path: path, configuration: configuration, probing: Records.meta, keys: Self.openedMetaKeys
+                ) { values in
+                    probed = values
+                    guard let schema = values[0] else { return true }
                     do throws(TabKeepError) {
                         try Self.checkSchema(schema)
                         if !legacy, let number = Records.uint64(schema), number < Records.schemaVersion {
@@ -212,7 +220,8 @@ public final class TabKeepStore: Sendable {
         } catch {
             throw TabKeepError.wrap(error)
         }
-        let opened = try Self.initializeMeta(environment, meta: meta, readOnly: options.readOnly)
+        let opened = try Self.initializeMeta(
+            environment, meta: meta, readOnly: options.readOnly, probed: probed)
         identity = Mutex(opened.replica)
         createdMilliseconds = opened.created
         if !options.readOnly {
