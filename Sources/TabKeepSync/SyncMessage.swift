@@ -136,7 +136,7 @@ public struct SyncMessage: Hashable, Sendable {
     func encoded(format: UInt8) -> [UInt8] {
         precondition((2...4).contains(format), "only formats 2, 3 and 4 are written")
         var writer = ByteWriter()
-        writer.bytes += SyncMessage.magic
+        SyncMessage.magic.withUnsafeBytes { writer.raw($0) }
         writer.byte(format)
         writer.byte(kind.rawValue)
         writer.fixed64(sender.rawValue)
@@ -164,8 +164,8 @@ public struct SyncMessage: Hashable, Sendable {
                 writer.data(document.document.encoded())
             }
         }
-        writer.fixed32(CRC32.checksum(writer.bytes))
-        return writer.bytes
+        writer.fixed32(CRC32.checksum(writer.written))
+        return writer.finish()
     }
 }
 

@@ -51,4 +51,62 @@ struct EncodingTests {
         let error = try #require(throws: DocumentDecodingError.self) { try TabBarDocument(entries: entries) }
         #expect(error.reason.contains("held by two entries"), "\(error)")
     }
+
+    /// The binary formats' primitives, byte for byte as the formats specify them (LEB128,
+    /// big-endian fixed widths, length-prefixed UTF-8), across the writer's growth past its first
+    /// room, and the three ways to take its bytes.
+    @Test func theByteWriterWritesEachPrimitiveAsTheFormatsSay() {
+        /// Unsigned LEB128 as the formats define it: seven bits a byte, low first, high bit = more.
+        func leb128(_ value: UInt64) -> [UInt8] {
+            var bytes: [UInt8] = []
+            var rest = value
+            repeat {
+                let low = UInt8(rest & 0x7F)
+                rest >>= 7
+                bytes.append(rest == 0 ? low : low | 0x80)
+            } while rest != 0
+            return bytes
+        }
+        var expected: [UInt8] = []
+        var writer = ByteWriter()
+        for value: UInt64 in [0, 1, 127, 128, 300, 16_383, 16_384, 1 << 35, UInt64.max] {
+            writer.varint(value)
+            expected += leb128(value)
+        }
+        #expect(expected.suffix(10) == [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01])
+        #expect(Array(writer.written) == expected)
+        writer.signed(-1)
+        writer.signed(1)
+        expected += [1, 2]
+        writer.fixed64(0x0102_0304_0506_0708)
+        writer.fixed32(0xA1B2_C3D4)
+        expected += [1, 2, 3, 4, 5, 6, 7, 8, 0xA1, 0xB2, 0xC3, 0xD4]
+        // A small string (stored inline), a long one and one of several-byte characters.
+        let long = String(repeating: "tab-", count: 40)
+        for text in ["home", long, "Zürich ☕︎"] {
+            writer.string(text)
+            expected += leb128(UInt64(text.utf8.count)) + Array(text.utf8)
+        }
+        writer.string("")
+        writer.data([9, 8, 7])
+        writer.data([])
+        writer.byte(0xFF)
+        expected += [0, 3, 9, 8, 7, 0, 0xFF]
+        #expect(writer.count == expected.count)
+        #expect(writer.bytes == expected)
+        #expect(Array(writer.written) == expected)
+        // A copy goes on apart from the original.
+        var copy = writer
+        copy.byte(1)
+        #expect(writer.bytes == expected)
+        #expect(copy.bytes == expected + [1])
+        #expect(writer.finish() == expected)
+        // Setting the bytes starts over from them.
+        var restarted = ByteWriter()
+        restarted.reserveCapacity(1_000)
+        restarted.bytes = [5, 6]
+        restarted.varint(200)
+        #expect(restarted.bytes == [5, 6, 0xC8, 0x01])
+        #expect(ByteWriter().finish() == [])
+    }
 }

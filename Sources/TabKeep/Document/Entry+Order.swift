@@ -11,6 +11,6 @@ extension Entry {
         mine.value(value)
         var theirs = ByteWriter()
         theirs.value(other.value)
-        return theirs.bytes.lexicographicallyPrecedes(mine.bytes)
+        return theirs.written.lexicographicallyPrecedes(mine.written)
     }
 }

@@ -10,14 +10,14 @@ extension TabBarDocument {
     /// Format byte, entry count, then each entry in key order: kind, key, stamp, origin, dot, value.
     public func encoded() -> [UInt8] {
         var writer = ByteWriter()
-        writer.bytes.reserveCapacity(16 + storage.count * 32)
+        writer.reserveCapacity(16 + storage.count * 48)
         let usesVersion2 = storage.contains { ByteWriter.tag(of: $0.value) == .secondForm }
         writer.byte(usesVersion2 ? TabBarDocument.formatVersion2 : TabBarDocument.formatVersion1)
         writer.varint(UInt64(storage.count))
         for entry in storage {
             writer.entry(entry)
         }
-        return writer.bytes
+        return writer.finish()
     }
 
     /// Decodes `encoded()` output, checking every bound, the canonical order, the caps and every value.

@@ -17,7 +17,7 @@ extension Catalog {
             writer.string(old.rawValue)
             writer.string(renames[old]!.rawValue)
         }
-        return writer.bytes
+        return writer.finish()
     }
 
     /// Decodes `encoded()` output, checking every bound and the catalog rules.

@@ -1,3 +1,4 @@
+import Foundation
 import LMDBKit
 
 /// Documents: loading and saving them with their dots, and the public reads of layouts,
@@ -9,7 +10,11 @@ extension TabKeepStore {
     /// `encoded` came from: the encoding round-trips), read without decoding them.
     func storesBytes(_ txn: borrowing Transaction, _ key: DocumentKey, _ encoded: [UInt8]) throws -> Bool {
         try txn.withValue(documents, key: spaces.documentKey(key)) { bytes in
-            bytes.map { $0.elementsEqual(encoded) } ?? false
+            // One memcmp, not a generic element-by-element walk (8k instructions a document).
+            guard let bytes, bytes.count == encoded.count else { return false }
+            return encoded.withUnsafeBytes { mine in
+                mine.count == 0 || memcmp(mine.baseAddress!, bytes.baseAddress!, mine.count) == 0
+            }
         }
     }
 
