@@ -217,25 +217,47 @@ struct DumpDocumentLineScanner {
     }
 
     /// Bytes that end the plain part of a JSON string: the quote, the backslash, controls.
-    private static let stopsString: [Bool] = (0..<256).map {
-        $0 < 0x20 || $0 == Int(UInt8(ascii: "\"")) || $0 == Int(UInt8(ascii: "\\"))
+    /// The bytes of `word` that may end a string — a quote, a backslash or a control character —
+    /// as their high bits: the lowest one set is exactly the first such byte (a byte above it may
+    /// be marked too, never one below). `word` holds the bytes in memory order, first lowest.
+    @inline(__always)
+    private static func stringStops(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        /// The high bit of each byte of `value` that is zero (and maybe of bytes above one).
+        func zeros(_ value: UInt64) -> UInt64 { (value &- ones) & ~value & highs }
+        let controls = (word &- ones &* 0x20) & ~word & highs
+        return controls | zeros(word ^ (ones &* 0x22)) | zeros(word ^ (ones &* 0x5C))
     }
 
     /// The bytes up to the closing quote of a string whose opening quote was consumed, past it;
-    /// nil for an escape, a control character or no closing quote.
+    /// nil for an escape, a control character or no closing quote. Reads eight bytes at a time.
     private mutating func stringBytes() -> UnsafeBufferPointer<UInt8>? {
         let start = index
-        let found: Int? = Self.stopsString.withUnsafeBufferPointer { stops in
-            var at = start
-            while at < bytes.count {
-                if stops[Int(bytes[at])] { return at }
+        guard let base = bytes.baseAddress else { return nil }
+        let count = bytes.count
+        var at = start
+        var found = false
+        while at + 8 <= count {
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + at).loadUnaligned(as: UInt64.self))
+            let stops = Self.stringStops(word)
+            if stops != 0 {
+                at += stops.trailingZeroBitCount / 8
+                found = true
+                break
+            }
+            at += 8
+        }
+        if !found {
+            while at < count {
+                let byte = base[at]
+                if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { break }
                 at += 1
             }
-            return nil
         }
-        guard let end = found, bytes[end] == UInt8(ascii: "\"") else { return nil }
-        index = end + 1
-        return UnsafeBufferPointer(rebasing: bytes[start..<end])
+        guard at < count, base[at] == UInt8(ascii: "\"") else { return nil }
+        index = at + 1
+        return UnsafeBufferPointer(rebasing: bytes[start..<at])
     }
 
     /// A string that keeps the identifier rules (its opening quote consumed).

@@ -100,6 +100,46 @@ struct DumpLineScannerDifferentialPropertyTests {
         }
     }
 
+    /// A byte that may end a string (a backslash starting a valid escape, a control character),
+    /// or one that may not (DEL, a space, a two-byte character), at every offset of a badge text
+    /// the fast path reads: its eight-bytes-at-a-time scan stops where the slow path does, at
+    /// every alignment.
+    @Test func stringStopsAtEveryAlignmentReadTheSameBothWays() throws {
+        let lines = try reader.dumpLines(version: 3)
+        let index = Self.documentLines(lines)[0]
+        let replica = ReplicaID(rawValue: 0xABCD_EF01_2345_6789)
+        let text = "a plain badge text, long enough for several words of eight"
+        let document = try TabBarDocument(entries: [
+            Entry(
+                key: .badgeText(tab("d")), value: .text(text), stamp: Stamp(rawValue: 1 << 50),
+                origin: replica,
+                dot: Dot(replica: replica, sequence: 1))
+        ])
+        var writer = DumpWriter(version: 3)
+        writer.writeDocument(key: try keyOfLine(lines[index]), document: document, catalog: nil)
+        let line = Array(writer.takeBytes().dropLast())
+        #expect(line.withUnsafeBufferPointer { DumpDocumentLineScanner.document($0) } != nil)
+        let needle = Array(text.utf8)
+        let start = try #require(
+            line.indices.first { line[$0...].starts(with: needle) }, "the text is in the line")
+        let inserts: [[UInt8]] = [
+            Array(#"\n"#.utf8), Array(#"\\"#.utf8), [0x01], [0x1F], [0x7F], [0x20], [0xC3, 0xA9],
+        ]
+        for at in start...(start + needle.count) {
+            for insert in inserts {
+                var mutated = line
+                mutated.insert(contentsOf: insert, at: at)
+                _ = try compare(
+                    reader.replacing(lines, at: index, with: mutated), name: "s\(at)-\(insert[0])",
+                    "\(insert) at \(at): \(String(decoding: mutated, as: UTF8.self))")
+            }
+        }
+        // With DEL, a space or a two-byte character the text is still one the fast path reads.
+        var spaced = line
+        spaced.insert(0x7F, at: start + 5)
+        #expect(spaced.withUnsafeBufferPointer { DumpDocumentLineScanner.document($0) } != nil)
+    }
+
     /// Spellings next to the writer's that the fast path must leave to the slow one (which
     /// accepts some and refuses others), and values at the edges of what it takes.
     @Test func editedSpellingsReadTheSameBothWays() throws {
