@@ -180,6 +180,9 @@ extension Environment {
         path: String, configuration: Configuration, locking: Locking, hadLockFile: Bool,
         probe: (OpaquePointer) throws(LMDBError) -> Void
     ) throws(LMDBError) -> Environment? {
+        // Per-transaction: no lock file is made for a store that has no data file yet (the
+        // writable open makes it, and takes it back if an lmdb-mode process got there first).
+        if locking == .perTransaction && access(path + "/data.mdb", F_OK) != 0 { return nil }
         let transactionLock = try makeTransactionLock(
             path: path, locking: locking, configuration: configuration)
         let generation = transactionLock?.generation ?? 0
