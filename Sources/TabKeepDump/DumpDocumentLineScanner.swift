@@ -216,7 +216,6 @@ struct DumpDocumentLineScanner {
         return true
     }
 
-    /// Bytes that end the plain part of a JSON string: the quote, the backslash, controls.
     /// The bytes of `word` that may end a string — a quote, a backslash or a control character —
     /// as their high bits: the lowest one set is exactly the first such byte (a byte above it may
     /// be marked too, never one below). `word` holds the bytes in memory order, first lowest.

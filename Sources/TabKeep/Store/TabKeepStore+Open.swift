@@ -40,8 +40,7 @@ extension TabKeepStore {
         var locking: String? = nil
     }
 
-    /// The `meta` records an open reads, in the order ``openedMeta(_:)`` takes them: the open's
-    /// first transaction reads them (``Environment/open(path:configuration:probing:keys:accept:)``).
+    /// The `meta` records an open reads, the schema first: the open's first transaction reads them (``Environment/open(path:configuration:probing:keys:accept:)``).
     static let openedMetaKeys = [
         Records.MetaKey.schema, Records.MetaKey.replica, Records.MetaKey.created, Records.MetaKey.copyOf,
         Records.MetaKey.locking,
@@ -49,7 +48,7 @@ extension TabKeepStore {
 
     /// What `meta` says of the store, from the values of ``openedMetaKeys`` the open read; nil
     /// when it holds no schema (a new store).
-    static func openedMeta(_ values: [[UInt8]?]) throws(TabKeepError) -> OpenedMeta? {
+    static func openedMeta(probed values: [[UInt8]?]) throws(TabKeepError) -> OpenedMeta? {
         do {
             return try openedMeta { key in values[openedMetaKeys.firstIndex(of: key)!] }
         } catch {
@@ -67,7 +66,7 @@ extension TabKeepStore {
         -> OpenedMeta
     {
         do {
-            if let probed, let existing = try openedMeta(probed) {
+            if let probed, let existing = try openedMeta(probed: probed) {
                 try checkLocking(existing, env)
                 return existing
             }

@@ -165,7 +165,10 @@ public final class TabKeepStore: Sendable {
                     path: path, configuration: configuration, probing: Records.meta, keys: Self.openedMetaKeys
                 ) { values in
                     probed = values
-                    guard let schema = values[0] else { return true }
+                    guard let schema = values[Self.openedMetaKeys.firstIndex(of: Records.MetaKey.schema)!]
+                    else {
+                        return true
+                    }
                     do throws(TabKeepError) {
                         try Self.checkSchema(schema)
                         if !legacy, let number = Records.uint64(schema), number < Records.schemaVersion {
