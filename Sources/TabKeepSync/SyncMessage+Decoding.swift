@@ -1,6 +1,19 @@
+import Foundation
 import TabKeep
 
 extension SyncMessage {
+    /// Whether `text` (decoded from `bytes`, invalid UTF-8 replaced) is `bytes` exactly: false for
+    /// bytes that are not valid UTF-8. One `memcmp`, not the generic element-by-element walk.
+    static func holdsExactly(_ bytes: ArraySlice<UInt8>, _ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { utf8 in
+            bytes.withUnsafeBufferPointer { bytes in
+                utf8.count == bytes.count
+                    && (bytes.isEmpty || memcmp(utf8.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
+            }
+        }
+    }
+
     /// The smallest possible message: magic, version, kind, sender, scope, a zero count, CRC.
     static let minimumSize = 4 + 1 + 1 + 8 + 1 + 1 + 4
     /// The longest encoded document key: a 128-byte profile, a NUL and a 64-byte bar.
@@ -64,7 +77,7 @@ extension SyncMessage {
                 throw .malformed(
                     offset: profileStart, reason: "section \(index) has an invalid profile: \(error)")
             }
-            guard profile.rawValue.utf8.elementsEqual(profileBytes) else {
+            guard Self.holdsExactly(profileBytes, profile.rawValue) else {
                 throw .malformed(
                     offset: profileStart, reason: "section \(index)'s profile is not valid UTF-8")
             }
@@ -97,7 +110,7 @@ extension SyncMessage {
                     throw .malformed(
                         offset: barStart, reason: "document \(documentIndex) of \"\(profile)\": \(error)")
                 }
-                guard bar.rawValue.utf8.elementsEqual(barBytes) else {
+                guard Self.holdsExactly(barBytes, bar.rawValue) else {
                     throw .malformed(offset: barStart, reason: "a bar of \"\(profile)\" is not valid UTF-8")
                 }
                 if let previous = documents.last, !(previous.key.bar < bar) {

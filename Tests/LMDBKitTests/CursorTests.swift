@@ -1,4 +1,5 @@
 import LMDBKit
+import TabKeep
 import TabKeepTestSupport
 import Testing
 
@@ -85,5 +86,32 @@ struct CursorTests {
                 #expect(try cursor.next().map { Array($0.key) } == nil)
             }
         }
+    }
+}
+
+@Suite("Key ranges")
+struct KeyRangeOrderTests {
+    /// Keys from a small alphabet that makes prefixes, equal runs, 0x00 and 0xFF common.
+    static func key(_ random: inout SplitMix64) -> [UInt8] {
+        let alphabet: [UInt8] = [0x00, 0x01, 0x61, 0x62, 0x7F, 0x80, 0xFE, 0xFF]
+        return (0..<Int(random.next() % 6)).map { _ in alphabet[Int(random.next() % 8)] }
+    }
+
+    @Test func aRangeHoldsTheSameKeysByMemcmpAsByTheSequenceOrder() {
+        var random = SplitMix64(seed: 23)
+        var inside = 0
+        for _ in 0..<20_000 {
+            let lower = random.next() % 4 == 0 ? nil : Self.key(&random)
+            let upper = random.next() % 4 == 0 ? nil : Self.key(&random)
+            let range =
+                random.next() % 3 == 0 ? KeyRange.prefix(Self.key(&random)) : KeyRange(from: lower, to: upper)
+            let key = Self.key(&random)
+            let fast = key.withUnsafeBytes { range.contains($0) }
+            let slow = key.withUnsafeBytes { range.containsBySequenceOrder($0) }
+            #expect(fast == slow, "range \(range), key \(key)")
+            if fast { inside += 1 }
+        }
+        // Both answers occur often, so the comparison is not one-sided.
+        #expect(inside > 2_000 && inside < 18_000)
     }
 }

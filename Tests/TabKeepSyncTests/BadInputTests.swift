@@ -56,6 +56,29 @@ import Testing
         #expect(try recordChecksum(session.store) == before)
     }
 
+    @Test func aProfileOrBarThatIsNotUTF8IsRefusedByName() throws {
+        let directory = TemporaryDirectory()
+        let (bytes, session, before) = try fixture(directory)
+        let body = Array(bytes.dropLast(4))
+        for (name, what) in [("alice", "section 0's profile"), ("main", "a bar of \"alice\"")] {
+            // The name's length-prefixed bytes, its second byte made one that UTF-8 never holds.
+            let needle = [UInt8(name.utf8.count)] + Array(name.utf8)
+            guard
+                let start = (0...(body.count - needle.count)).first(where: {
+                    Array(body[$0..<($0 + needle.count)]) == needle
+                })
+            else {
+                Issue.record("\(name) not found in the reply")
+                continue
+            }
+            var broken = body
+            broken[start + 2] = 0xFF
+            let error = refusal(sealed(broken), by: session)
+            #expect("\(error.map { "\($0)" } ?? "accepted")".contains("\(what) is not valid UTF-8"))
+        }
+        #expect(try recordChecksum(session.store) == before)
+    }
+
     @Test func oversizedCountsAreRefusedWithTheLimitNamed() throws {
         let directory = TemporaryDirectory()
         let (_, session, before) = try fixture(directory)

@@ -265,4 +265,57 @@ import Testing
                 "\(Self.replay(seed)): a refused delta changed the store")
         }
     }
+
+    /// A store's vectors and digests as one line each, or the refusal.
+    func vectorsAndDigests(_ store: TabKeepStore, oneWalk: Bool) -> String {
+        do {
+            let found = try store.read { txn in
+                oneWalk
+                    ? try store.readVectorsAndDigestsInOrder(txn, in: .all)
+                    : try store.readVectorsAndDigestsByParts(txn, in: .all)
+            }
+            return found.map { "\($0.profile) \($0.vector) \($0.digest)" }.joined(separator: "\n")
+        } catch {
+            return "refused: \(error)"
+        }
+    }
+
+    @Test(arguments: Self.seeds) func vectorsAndDigestsReadInOneWalkEqualTheTwoReads(seed: Int) throws {
+        let directory = TemporaryDirectory()
+        var random = SplitMix64(seed: UInt64(seed) &+ 0xD16E)
+        let stores = try randomStores(&random, in: directory, seed: seed)
+        for store in stores {
+            let expected = vectorsAndDigests(store, oneWalk: false)
+            #expect(expected.split(separator: "\n").count > 10, "\(Self.replay(seed))")
+            #expect(vectorsAndDigests(store, oneWalk: true) == expected, "\(Self.replay(seed)) as stored")
+        }
+        // Records no API writes, put into the tree directly: a document of a profile without a
+        // vector, records of unknown kinds before and after the vectors, a key without a
+        // profile's end, a document sorting between two profiles' records; then a broken vector.
+        let store = stores[0]
+        let profiles = try store.versionVectors().keys.sorted()
+        let victim = profiles[Int(random.next() % UInt64(profiles.count))]
+        let rawKeys: [[UInt8]] = [
+            Array("p10-ghost".utf8) + [0, 0x64] + Array("main".utf8),
+            Array(victim.rawValue.utf8) + [0, 0x61, 1, 2],
+            Array(victim.rawValue.utf8) + [0, 0x7A, 3],
+            Array(victim.rawValue.utf8) + [0, 0x64] + Array("zz-late".utf8),
+            Array("no-separator".utf8),
+        ]
+        for (index, key) in rawKeys.enumerated() {
+            try store.environment.write { txn in
+                try txn.put(store.documents, key: key, value: Array("junk \(index)".utf8))
+            }
+            let expected = vectorsAndDigests(store, oneWalk: false)
+            #expect(!expected.hasPrefix("refused"), "\(Self.replay(seed)) raw record \(index)")
+            #expect(
+                vectorsAndDigests(store, oneWalk: true) == expected,
+                "\(Self.replay(seed)) raw record \(index)")
+        }
+        let broken = Array(victim.rawValue.utf8) + [0, 0x76] + Array(repeating: 0, count: 7) + [9]
+        try store.environment.write { txn in try txn.put(store.documents, key: broken, value: [1, 2, 3]) }
+        let refusal = vectorsAndDigests(store, oneWalk: false)
+        #expect(refusal.hasPrefix("refused"), "\(Self.replay(seed)) broken vector")
+        #expect(vectorsAndDigests(store, oneWalk: true) == refusal, "\(Self.replay(seed)) broken vector")
+    }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import LMDBKit
 
 /// Where one open store keeps documents, dots and versions: schema 3's one `profiles` tree, whose
@@ -139,9 +140,10 @@ struct RecordSpaces: Sendable {
         }
         try txn.withCursor(documents) { cursor in
             var item = try lower.map { try cursor.seek(atLeast: $0) } ?? cursor.first()
+            var target: [UInt8] = []
             while let current = item {
                 let key = current.key
-                guard let separator = key.firstIndex(of: 0), separator + 1 < key.count else {
+                guard let separator = Self.separator(in: key), separator + 1 < key.count else {
                     item = try cursor.next()
                     continue
                 }
@@ -151,7 +153,9 @@ struct RecordSpaces: Sendable {
                     item = try cursor.next()
                 } else {
                     // Before this kind: seek to it; past it: seek past the profile (profile ‖ 0x01).
-                    var target = Array(key[..<separator])
+                    // One buffer for every seek of the walk.
+                    target.removeAll(keepingCapacity: true)
+                    target.append(contentsOf: UnsafeRawBufferPointer(rebasing: key[..<separator]))
                     if found < tag {
                         target.append(0)
                         target.append(tag)
@@ -162,6 +166,13 @@ struct RecordSpaces: Sendable {
                 }
             }
         }
+    }
+
+    /// The offset of a key's first 0x00 (the end of its profile), found with `memchr`.
+    @inline(__always)
+    static func separator(in key: UnsafeRawBufferPointer) -> Int? {
+        guard let base = key.baseAddress, let found = memchr(base, 0, key.count) else { return nil }
+        return base.distance(to: UnsafeRawPointer(found))
     }
 
     /// At least the number of records tagged `tag`: the entries of their database (in the tagged

@@ -169,7 +169,11 @@ extension TabKeepStore {
             var rows = 0
             var sections: [ProfileDelta] = []
             var findings: [OverClaim] = []
-            let mine = try readVectorsInOrder(txn, in: scope)
+            // With digests, each profile's comes from the same walk as its vector.
+            let mine: [(profile: ProfileID, vector: VersionVector, digest: UInt32?)] =
+                withDigests
+                ? try readVectorsAndDigestsInOrder(txn, in: scope).map { ($0.profile, $0.vector, $0.digest) }
+                : try readVectorsInOrder(txn, in: scope).map { ($0.profile, $0.vector, nil) }
             var mineIndex = 0
             var peerIndex = 0
             let empty = VersionVector()
@@ -180,10 +184,12 @@ extension TabKeepStore {
                 var now: VersionVector
                 var base: VersionVector
                 var peerDigest: UInt32?
+                var ownDigest: UInt32?
                 if peerIndex == peer.count
                     || (mineIndex < mine.count && mine[mineIndex].profile < peer[peerIndex].profile)
                 {
                     (profile, now, base) = (mine[mineIndex].profile, mine[mineIndex].vector, empty)
+                    ownDigest = mine[mineIndex].digest
                     mineIndex += 1
                 } else if mineIndex == mine.count || peer[peerIndex].profile < mine[mineIndex].profile {
                     let entry = peer[peerIndex]
@@ -196,10 +202,12 @@ extension TabKeepStore {
                         mine[mineIndex].profile, mine[mineIndex].vector, peer[peerIndex].vector
                     )
                     peerDigest = peerDigests.isEmpty ? nil : peerDigests[peerIndex]
+                    ownDigest = mine[mineIndex].digest
                     mineIndex += 1
                     peerIndex += 1
                 }
-                let digest = withDigests ? try documentDigest(txn, profile) : nil
+                // A profile this store has no vector of may still hold documents: read them.
+                let digest = withDigests ? try ownDigest ?? documentDigest(txn, profile) : nil
                 var untrusted = fullState.contains(profile)
                 if let peerReplica {
                     let check = try checkClaims(
@@ -263,11 +271,7 @@ extension TabKeepStore {
     package func versionVectorsAndDigests(_ scope: ProfileScope) throws(TabKeepError) -> [(
         profile: ProfileID, vector: VersionVector, digest: UInt32
     )] {
-        return try read { txn in
-            try readVectorsInOrder(txn, in: scope).map {
-                ($0.profile, $0.vector, try documentDigest(txn, $0.profile))
-            }
-        }
+        return try read { txn in try readVectorsAndDigestsInOrder(txn, in: scope) }
     }
 
     /// The entries of `document` a peer at `peer` lacks, plus the document's clear: a tombstone

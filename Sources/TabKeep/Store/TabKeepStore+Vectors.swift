@@ -1,3 +1,4 @@
+import Foundation
 import LMDBKit
 
 /// Reading and writing `versions`, under one naming scheme: `versionVector…` are the public
@@ -133,14 +134,107 @@ extension TabKeepStore {
         let prefix = spaces.documentPrefix(profile)
         var crc = CRC32()
         try txn.forEach(documents, in: .prefix(prefix)) { key, value in
-            let bar = UnsafeRawBufferPointer(rebasing: key[prefix.count...])
-            crc.update(byte: UInt8(truncatingIfNeeded: bar.count))
-            crc.update(bar)
-            crc.update(Records.bigEndian(UInt64(value.count)))
-            crc.update(value)
+            Self.digest(&crc, bar: UnsafeRawBufferPointer(rebasing: key[prefix.count...]), document: value)
             return true
         }
         return crc.value
+    }
+
+    /// Adds one stored document (its bar and bytes) to a profile's digest.
+    @inline(__always)
+    static func digest(_ crc: inout CRC32, bar: UnsafeRawBufferPointer, document: UnsafeRawBufferPointer) {
+        crc.update(byte: UInt8(truncatingIfNeeded: bar.count))
+        crc.update(bar)
+        withUnsafeBytes(of: UInt64(document.count).bigEndian) { crc.update($0) }
+        crc.update(document)
+    }
+
+    /// The vector and the ``documentDigest(_:_:)`` of each profile in `scope` that has a vector,
+    /// in profile order: what a sync request carries, and what a reply compares. Over the whole
+    /// of schema 3's tree it is one cursor walk, each profile's documents read where they lie
+    /// before its vector (its dots skipped with one seek), instead of a walk for the vectors and a
+    /// range read per profile for the digests; otherwise it is those two
+    /// (``readVectorsAndDigestsByParts(_:in:)``, the twin the tests compare it with).
+    func readVectorsAndDigestsInOrder(_ txn: borrowing Transaction, in scope: ProfileScope) throws -> [(
+        profile: ProfileID, vector: VersionVector, digest: UInt32
+    )] {
+        guard spaces.tagged, case .all = scope else {
+            return try readVectorsAndDigestsByParts(txn, in: scope)
+        }
+        var result: [(profile: ProfileID, vector: VersionVector, digest: UInt32)] = []
+        var current: [UInt8] = []  // the profile bytes of the records being read
+        var listed = false  // whether `current` is in `result` yet
+        var crc = CRC32()
+        var target: [UInt8] = []
+        try txn.withCursor(spaces.documents) { cursor in
+            var item = try cursor.first()
+            while let record = item {
+                let key = record.key
+                // A key without a tag is passed over, as `RecordSpaces.forEach` does.
+                guard let separator = RecordSpaces.separator(in: key), separator + 1 < key.count else {
+                    item = try cursor.next()
+                    continue
+                }
+                let profileBytes = UnsafeRawBufferPointer(rebasing: key[..<separator])
+                let same = current.withUnsafeBytes {
+                    $0.count == profileBytes.count
+                        && ($0.count == 0
+                            || memcmp($0.baseAddress!, profileBytes.baseAddress!, $0.count) == 0)
+                }
+                if !same {
+                    current.removeAll(keepingCapacity: true)
+                    current.append(contentsOf: profileBytes)
+                    listed = false
+                    crc = CRC32()
+                }
+                switch key[separator + 1] {
+                case Records.Tag.document:
+                    Self.digest(
+                        &crc, bar: UnsafeRawBufferPointer(rebasing: key[(separator + 2)...]),
+                        document: record.value)
+                    item = try cursor.next()
+                case Records.Tag.version:
+                    let (profileCount, replica, sequence) = try versionRecord(key, record.value)
+                    guard profileCount == separator else {
+                        throw TabKeepError.corruptMeta("malformed versions record")
+                    }
+                    if !listed {
+                        guard let profile = try? ProfileID(String(decoding: profileBytes, as: UTF8.self))
+                        else {
+                            throw TabKeepError.corruptMeta("malformed versions record")
+                        }
+                        result.append((profile, VersionVector(), crc.value))
+                        listed = true
+                    }
+                    Self.set(&result[result.count - 1].vector, replica, sequence)
+                    item = try cursor.next()
+                case let tag:
+                    // Another kind: seek to the next kind this walk reads (the documents, or
+                    // past dots the versions); past the versions, to the next profile
+                    // (profile ‖ 0x01).
+                    target.removeAll(keepingCapacity: true)
+                    target.append(contentsOf: profileBytes)
+                    if tag < Records.Tag.version {
+                        target.append(0)
+                        target.append(tag < Records.Tag.document ? Records.Tag.document : Records.Tag.version)
+                    } else {
+                        target.append(1)
+                    }
+                    item = try cursor.seek(atLeast: target)
+                }
+            }
+        }
+        return result
+    }
+
+    /// ``readVectorsAndDigestsInOrder(_:in:)`` as two reads: the vectors in one walk, then each
+    /// profile's digest by a range read of its documents.
+    func readVectorsAndDigestsByParts(_ txn: borrowing Transaction, in scope: ProfileScope) throws -> [(
+        profile: ProfileID, vector: VersionVector, digest: UInt32
+    )] {
+        try readVectorsInOrder(txn, in: scope).map {
+            ($0.profile, $0.vector, try documentDigest(txn, $0.profile))
+        }
     }
 
     /// `profile`'s vector rebuilt from the dots this store holds (the highest held sequence of
