@@ -62,7 +62,9 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
         .target(name: "LMDBKit", dependencies: [lmdb], swiftSettings: strict),
-        .target(name: "TabKeep", dependencies: ["LMDBKit", "CZlib"], swiftSettings: strict),
+        // CRC-32 folded with carry-less multiplication on x86-64 (zlib's crc32 does the rest).
+        .target(name: "CFoldedCRC"),
+        .target(name: "TabKeep", dependencies: ["LMDBKit", "CZlib", "CFoldedCRC"], swiftSettings: strict),
         .target(name: "TabKeepSync", dependencies: ["TabKeep", "LMDBKit"], swiftSettings: strict),
         .target(name: "TabKeepDump", dependencies: ["TabKeep", "LMDBKit"], swiftSettings: strict),
         // libcrypto for SHA-256 and HMAC-SHA256 in TabKeepS3 on Linux; Apple platforms use CryptoKit.

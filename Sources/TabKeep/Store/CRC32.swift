@@ -1,3 +1,4 @@
+internal import CFoldedCRC
 internal import CZlib
 
 /// CRC-32 as zlib, PNG and gzip compute it (IEEE 802.3, reflected polynomial 0xEDB88320): zlib's
@@ -19,8 +20,36 @@ package struct CRC32: Hashable, Sendable {
     /// A checksum of no bytes yet.
     package init() {}
 
-    /// Adds `bytes` to the checksum. Wraps zlib's `crc32`.
+    /// Adds `bytes` to the checksum: from 64 bytes on, all but the last few folded sixteen at a
+    /// time with carry-less multiplication where the processor has it (x86-64; about a tenth of
+    /// zlib's instructions a byte), the rest by zlib's `crc32`. ``updateByZlib(_:)`` is its twin.
     package mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress else { return }
+        var folded = (UInt64(0), UInt64(0))
+        let done = withUnsafeMutableBytes(of: &folded) { out in
+            tabkeep_crc32_fold(
+                ~value, base.assumingMemoryBound(to: UInt8.self), bytes.count,
+                out.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        }
+        if done > 0 {
+            // zlib's value over the folded prefix is zlib's over the 16 bytes from a zero register.
+            value = 0xFFFF_FFFF
+            withUnsafeBytes(of: &folded) { updateByZlib($0) }
+        }
+        updateByZlib(UnsafeRawBufferPointer(rebasing: bytes[done...]))
+    }
+
+    /// Whether ``update(_:)`` folds on this processor (else it is zlib's `crc32` throughout).
+    package static var folds: Bool {
+        var out = (UInt64(0), UInt64(0))
+        let block = [UInt8](repeating: 0, count: 64)
+        return withUnsafeMutableBytes(of: &out) { out in
+            tabkeep_crc32_fold(0, block, 64, out.baseAddress!.assumingMemoryBound(to: UInt8.self)) == 64
+        }
+    }
+
+    /// ``update(_:)`` by zlib's `crc32` alone.
+    package mutating func updateByZlib(_ bytes: UnsafeRawBufferPointer) {
         guard var base = bytes.baseAddress else { return }
         var remaining = bytes.count
         var crc = UInt(value)
