@@ -368,7 +368,8 @@ public final class DumpReader {
     private func scannedDocument(_ bytes: [UInt8]) -> DumpRecord? {
         guard let (key, entries) = bytes.withUnsafeBufferPointer({ DumpDocumentLineScanner.document($0) }),
             lastDocument.map({ $0 < key }) ?? true,
-            let document = try? TabBarDocument(entries: entries)
+            // The scanner checked every id as it read it.
+            let document = try? TabBarDocument(entries: entries, identifiersChecked: true)
         else { return nil }
         lastDocument = key
         scannedDocuments += 1

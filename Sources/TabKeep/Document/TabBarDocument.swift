@@ -31,16 +31,26 @@ public struct TabBarDocument: Hashable, Sendable {
 
     /// A document from entries (any order), validated like a decoded one: duplicates, caps, values.
     public init(entries: [Entry]) throws(DocumentDecodingError) {
+        try self.init(entries: entries, identifiersChecked: false)
+    }
+
+    /// ``init(entries:)``, skipping the check of every tab id when `identifiersChecked` (a dump
+    /// line's scanner checked each as it read it, as the binary decoder does).
+    package init(entries: [Entry], identifiersChecked: Bool) throws(DocumentDecodingError) {
         // Entries usually come in canonical order (a dump line holds them so): then there is
-        // nothing to sort and no duplicate to look for.
-        let inOrder = zip(entries, entries.dropFirst()).allSatisfy { $0.key < $1.key }
+        // nothing to sort and no duplicate to look for. Indexed, so no entry is copied.
+        var inOrder = true
+        for index in entries.indices.dropFirst() where !(entries[index - 1].key < entries[index].key) {
+            inOrder = false
+            break
+        }
         let sorted = inOrder ? entries : entries.sorted { $0.key < $1.key }
         for index in sorted.indices.dropFirst() where !inOrder && sorted[index - 1].key == sorted[index].key {
             throw DocumentDecodingError(
                 offset: index, reason: "entry \(index): duplicate key \(sorted[index].key)")
         }
         let document = TabBarDocument(sorted: sorted)
-        if let problem = document.problems().first {
+        if let problem = document.problems(checkingIdentifiers: !identifiersChecked).first {
             throw DocumentDecodingError(offset: 0, reason: problem)
         }
         // A dot names one write of one entry: two entries holding one would make the store's dots
@@ -83,7 +93,10 @@ public struct TabBarDocument: Hashable, Sendable {
     }
 
     /// Checks internal invariants (for `verify`): returns problems, empty when fine.
-    public func problems() -> [String] {
+    public func problems() -> [String] { problems(checkingIdentifiers: true) }
+
+    /// ``problems()``, leaving out the check of every tab id unless `checkingIdentifiers`.
+    func problems(checkingIdentifiers: Bool) -> [String] {
         var problems: [String] = []
         let context = self.context
         var counts = [Int](repeating: 0, count: EntryKind.allCases.count)  // by kind byte
@@ -91,7 +104,7 @@ public struct TabBarDocument: Hashable, Sendable {
             if index > 0 && !(storage[index - 1].key < entry.key) {
                 problems.append("entry \(index): keys not in canonical order")
             }
-            if let problem = Entry.problem(of: entry) {
+            if let problem = Entry.problem(of: entry, checkingIdentifiers: checkingIdentifiers) {
                 problems.append("entry \(index) (\(entry.key)): \(problem)")
             }
             if entry.key != .cleared {
