@@ -22,10 +22,18 @@ struct RecordSpaces: Sendable {
     func prefix(_ tag: UInt8, _ profile: ProfileID, reserving extra: Int = 0) -> [UInt8] {
         var key: [UInt8] = []
         key.reserveCapacity(profile.rawValue.utf8.count + 2 + extra)
-        key.append(contentsOf: profile.rawValue.utf8)
+        Self.appendUTF8(profile.rawValue, to: &key)
         key.append(0)
         if tagged { key.append(tag) }
         return key
+    }
+
+    /// Appends a string's UTF-8 with one copy (a small string's bytes are not contiguous, and
+    /// `append(contentsOf: text.utf8)` would take them one at a time).
+    @inline(__always)
+    static func appendUTF8(_ text: String, to bytes: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
     func documentPrefix(_ profile: ProfileID) -> [UInt8] { prefix(Records.Tag.document, profile) }
@@ -35,7 +43,7 @@ struct RecordSpaces: Sendable {
     /// The key of `key`'s document.
     func documentKey(_ key: DocumentKey) -> [UInt8] {
         var bytes = prefix(Records.Tag.document, key.profile, reserving: key.bar.rawValue.utf8.count)
-        bytes.append(contentsOf: key.bar.rawValue.utf8)
+        Self.appendUTF8(key.bar.rawValue, to: &bytes)
         return bytes
     }
 

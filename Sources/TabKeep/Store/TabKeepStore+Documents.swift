@@ -46,7 +46,8 @@ extension TabKeepStore {
         raising raises: inout VersionRaises, appending: Bool = false, encoded: [UInt8]? = nil
     ) throws -> [Dot] {
         let keyBytes = spaces.documentKey(key)
-        let bar = Array(key.bar.rawValue.utf8)
+        var bar: [UInt8] = []
+        RecordSpaces.appendUTF8(key.bar.rawValue, to: &bar)
         let new = Self.unique(document.dots)
         let old = previous.map { Self.unique($0.dots) } ?? []
         // A superseded clear's context lives on in the merged clear: keep its dot findable.
