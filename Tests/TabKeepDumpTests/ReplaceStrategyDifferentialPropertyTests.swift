@@ -22,6 +22,9 @@ struct ReplaceStrategyDifferentialPropertyTests {
 
     static let bars = [BarID.main, bar("side")]
 
+    /// Which thread encodes the fed documents, by round: each way is compared with the twin.
+    static let preparations: [ReplacePreparation] = [.balanced, .byFeed, .byWriter]
+
     /// A few random edits to random profiles of a pool of `pool` (so two stores overlap).
     static func edit(_ store: TabKeepStore, _ random: inout SplitMix64, count: Int, pool: Int) throws {
         let tabs = letterTabs.tabs.map(\.id)
@@ -179,7 +182,9 @@ struct ReplaceStrategyDifferentialPropertyTests {
                 try slow.restore(fromDumpAt: path, mode: .replace, strategy: .oneTransaction)
             }
             let fastResult = Result {
-                try fast.restore(fromDumpAt: path, mode: .replace, strategy: .replacementFile(batch: batch))
+                try fast.restore(
+                    fromDumpAt: path, mode: .replace,
+                    strategy: .replacementFile(batch: batch, preparing: Self.preparations[round % 3]))
             }
             if case (.success(let one), .success(let other)) = (slowResult, fastResult) {
                 #expect(
@@ -193,7 +198,8 @@ struct ReplaceStrategyDifferentialPropertyTests {
             let outcome = try compare(
                 slow, slowResult.map(\.report), fast, fastResult.map(\.report), before: before, oldID: oldID,
                 inode: inode, keyOrdered: true,
-                "round \(round), variant \(variant), batch \(batch) [\(Self.replay)]")
+                "round \(round), variant \(variant), batch \(batch), \(Self.preparations[round % 3]) [\(Self.replay)]"
+            )
             if let outcome { seen.insert(outcome) }
         }
         #expect(seen == ["accepted", "refused"], "[\(Self.replay)]")
@@ -253,10 +259,12 @@ struct ReplaceStrategyDifferentialPropertyTests {
                 }
             }
             let outcome = try compare(
-                slow, run(slow, .oneTransaction), fast, run(fast, .replacementFile(batch: batch)),
+                slow, run(slow, .oneTransaction), fast,
+                run(fast, .replacementFile(batch: batch, preparing: Self.preparations[round % 3])),
                 before: before,
                 oldID: oldID, inode: inode, keyOrdered: variant != 2,
-                "feed round \(round), variant \(variant), batch \(batch) [\(Self.replay)]")
+                "feed round \(round), variant \(variant), batch \(batch), \(Self.preparations[round % 3]) [\(Self.replay)]"
+            )
             if let outcome { seen.insert(outcome) }
         }
         #expect(seen == ["accepted", "accepted out of order", "refused"], "[\(Self.replay)]")

@@ -8,8 +8,11 @@ extension TabKeepStore {
 
     /// Whether the bytes stored under `key` are `encoded` exactly (so they decode to the document
     /// `encoded` came from: the encoding round-trips), read without decoding them.
-    func storesBytes(_ txn: borrowing Transaction, _ key: DocumentKey, _ encoded: [UInt8]) throws -> Bool {
-        try txn.withValue(documents, key: spaces.documentKey(key)) { bytes in
+    func storesBytes(
+        _ txn: borrowing Transaction, _ key: DocumentKey, _ encoded: [UInt8],
+        storedAs keyBytes: [UInt8]? = nil
+    ) throws -> Bool {
+        try txn.withValue(documents, key: keyBytes ?? spaces.documentKey(key)) { bytes in
             // One memcmp, not a generic element-by-element walk (8k instructions a document).
             guard let bytes, bytes.count == encoded.count else { return false }
             return encoded.withUnsafeBytes { mine in
@@ -43,9 +46,10 @@ extension TabKeepStore {
     func saveDocument(
         _ txn: borrowing Transaction, _ key: DocumentKey, _ document: TabBarDocument,
         previous: TabBarDocument?,
-        raising raises: inout VersionRaises, appending: Bool = false, encoded: [UInt8]? = nil
+        raising raises: inout VersionRaises, appending: Bool = false, encoded: [UInt8]? = nil,
+        storedAs storedKey: [UInt8]? = nil
     ) throws -> [Dot] {
-        let keyBytes = spaces.documentKey(key)
+        let keyBytes = storedKey ?? spaces.documentKey(key)
         var bar: [UInt8] = []
         RecordSpaces.appendUTF8(key.bar.rawValue, to: &bar)
         let new = Self.unique(document.dots)

@@ -10,8 +10,20 @@ package enum ReplaceStrategy: Sendable, Hashable {
     /// One write transaction over the live file: the slow twin of the fresh file.
     case oneTransaction
     /// A fresh data file written `batch` documents a transaction, or the error that keeps the
-    /// store from taking one.
-    case replacementFile(batch: Int = TabKeepStore.replaceBatch)
+    /// store from taking one; `preparing` says which thread encodes each document.
+    case replacementFile(batch: Int = TabKeepStore.replaceBatch, preparing: ReplacePreparation = .balanced)
+}
+
+/// Which of a fresh-file import's two threads merges each fed document into an empty one and
+/// encodes it: the same bytes either way, so only the time differs.
+package enum ReplacePreparation: Sendable, Hashable {
+    /// The feed's thread, for each batch it begins while the writer has a batch waiting (the
+    /// writer is then the slower of the two), else the writer: the two threads share the work.
+    case balanced
+    /// Always the feed's thread.
+    case byFeed
+    /// Always the writer's thread.
+    case byWriter
 }
 
 /// A `replace` import into a fresh data file: every record but the profiles tree copied as it is,
@@ -41,6 +53,7 @@ extension TabKeepStore {
     /// key order.
     func importByReplacingFile(
         _ newCatalogs: [(bar: BarID, catalog: Catalog)], _ maxDrift: Duration, sizeHint: Int, batch: Int,
+        preparing: ReplacePreparation,
         _ feed: (_ add: (DocumentKey, TabBarDocument) throws -> Void) throws -> Void
     ) throws -> ImportReport? {
         guard spaces.tagged else { return nil }
@@ -49,7 +62,8 @@ extension TabKeepStore {
         let outcome: (progress: ReplaceProgress, revisions: ClosedRange<UInt64>?, fresh: ReplicaID)
         do {
             outcome = try environment.replaceFile(mapSize: mapSize) { old, replacement in
-                try fillReplacement(old, replacement, newCatalogs, maxDrift, batch: max(1, batch), feed)
+                try fillReplacement(
+                    old, replacement, newCatalogs, maxDrift, batch: max(1, batch), preparing: preparing, feed)
             }
         } catch LMDBError.inUseByAnotherProcess {
             return nil
@@ -70,6 +84,7 @@ extension TabKeepStore {
     private func fillReplacement(
         _ current: Environment, _ replacement: Environment,
         _ newCatalogs: [(bar: BarID, catalog: Catalog)], _ maxDrift: Duration, batch: Int,
+        preparing: ReplacePreparation,
         _ feed: (_ add: (DocumentKey, TabBarDocument) throws -> Void) throws -> Void
     ) throws -> (progress: ReplaceProgress, revisions: ClosedRange<UInt64>?, fresh: ReplicaID) {
         for name in environment.databaseNames where name != documents.name {
@@ -93,19 +108,26 @@ extension TabKeepStore {
                 while let batch = pipe.receive() {
                     progress = try replacement.write { txn in
                         var next = progress
-                        for (key, document) in batch { try self.replaceOne(old, txn, key, document, &next) }
+                        for item in batch { try self.replaceOne(old, txn, item, &next) }
                         return next
                     }
                 }
                 return progress
             }
         }
-        var pending: [(key: DocumentKey, document: TabBarDocument)] = []
+        var pending: BatchPipe.Batch = []
         pending.reserveCapacity(min(batch, Self.replaceBatch))
+        var prepareHere = preparing == .byFeed
         do {
             try feed { key, document in
                 try Self.checkDrift(document.maxStamp, maxDrift: maxDrift)
-                pending.append((key, document))
+                if pending.isEmpty && preparing == .balanced { prepareHere = pipe.writerIsBehind }
+                // The stored key is built here, on the feed's thread, once: the writer is the
+                // slower of the two threads, and would build it three times.
+                pending.append(
+                    FedDocument(
+                        key: key, stored: spaces.documentKey(key), document: document,
+                        prepared: prepareHere ? Self.prepared(document) : nil))
                 if pending.count >= batch {
                     try pipe.send(pending)
                     pending.removeAll(keepingCapacity: true)
@@ -137,14 +159,25 @@ extension TabKeepStore {
 
     /// One fed document, as `importOnce` treats it in a key-ordered `replace`: compared with what
     /// `old` stored (the report), written into `txn` with all its dots.
+    /// A fed document as the fresh file stores it: merged into an empty document (which is how
+    /// `importOnce` writes it) and encoded.
+    fileprivate static func prepared(_ document: TabBarDocument) -> (
+        document: TabBarDocument, encoded: [UInt8]
+    ) {
+        var replacement = TabBarDocument()
+        replacement.merge(document)
+        return (replacement, replacement.encoded())
+    }
+
     private func replaceOne(
-        _ old: borrowing Transaction, _ txn: borrowing Transaction, _ key: DocumentKey,
-        _ document: TabBarDocument, _ progress: inout ReplaceProgress
+        _ old: borrowing Transaction, _ txn: borrowing Transaction, _ item: FedDocument,
+        _ progress: inout ReplaceProgress
     ) throws {
+        let (key, stored, document) = (item.key, item.stored, item.document)
         if let profile = progress.profile, profile != key.profile { try writeRaises(txn, &progress.raises) }
         progress.profile = key.profile
         progress.newest = max(progress.newest, document.maxStamp)
-        switch try progress.fed.admit(key) {
+        switch try progress.fed.admit(key, storedAs: stored) {
         case .again:
             // Fed twice: the second merges into what the first wrote, as in one transaction.
             let previous = try loadDocument(txn, key)
@@ -159,15 +192,13 @@ extension TabKeepStore {
             }
         case .first(let passed):
             if let passed { progress.report.removed += try countRemoved(old, in: passed, log: &progress.log) }
-            var replacement = TabBarDocument()
-            replacement.merge(document)
-            let encoded = replacement.encoded()
+            let (replacement, encoded) = item.prepared ?? Self.prepared(document)
             try saveDocument(
                 txn, key, replacement, previous: nil, raising: &progress.raises, appending: true,
-                encoded: encoded)
+                encoded: encoded, storedAs: stored)
             // The same bytes are the same document, decoded or not; anything else is decoded to
             // tell a change from an addition (and a corrupt document, which counts as changed).
-            if try storesBytes(old, key, encoded) {
+            if try storesBytes(old, key, encoded, storedAs: stored) {
                 progress.report.unchanged += 1
                 return
             }
@@ -223,11 +254,20 @@ extension TabKeepStore {
     }
 }
 
+/// One fed document on its way to the writer: its stored key, and, when the feed's thread
+/// prepared it, the document merged and encoded as the fresh file stores it.
+private struct FedDocument: Sendable {
+    let key: DocumentKey
+    let stored: [UInt8]
+    let document: TabBarDocument
+    let prepared: (document: TabBarDocument, encoded: [UInt8])?
+}
+
 /// The batches of a fresh-file import, from the thread that runs the feed to the one that writes
 /// them: at most two wait, so memory stays a few batches whatever the feed's size.
 // @unchecked: every field is read and written with `condition` held
 private final class BatchPipe: @unchecked Sendable {
-    typealias Batch = [(key: DocumentKey, document: TabBarDocument)]
+    typealias Batch = [FedDocument]
 
     private let condition = NSCondition()
     private var queued: [Batch] = []
@@ -271,6 +311,13 @@ private final class BatchPipe: @unchecked Sendable {
         if let failure { throw failure }
         queued.append(batch)
         condition.broadcast()
+    }
+
+    /// Whether a batch handed over waits for the writer (which is then the slower thread).
+    var writerIsBehind: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return !queued.isEmpty
     }
 
     /// The feed is done: the writer ends once it has written what was handed over.

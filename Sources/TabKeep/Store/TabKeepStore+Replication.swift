@@ -589,10 +589,11 @@ extension TabKeepStore {
         do {
             if mode == .replace && !dryRun && strategy != .oneTransaction {
                 var batch = Self.replaceBatch
-                if case .replacementFile(let size) = strategy { batch = size }
+                var preparing = ReplacePreparation.balanced
+                if case .replacementFile(let size, let how) = strategy { (batch, preparing) = (size, how) }
                 do {
                     if let report = try importByReplacingFile(
-                        newCatalogs, maxDrift, sizeHint: sizeHint, batch: batch, feed)
+                        newCatalogs, maxDrift, sizeHint: sizeHint, batch: batch, preparing: preparing, feed)
                     {
                         return report
                     }
@@ -784,6 +785,8 @@ struct FedKeys {
     private let ordered: Bool
     private let spaces: RecordSpaces
     private var last: DocumentKey?
+    /// The stored key of `last`, once given to ``admit(_:storedAs:)``.
+    private var lastBytes: [UInt8]?
     private var all: Set<DocumentKey> = []
 
     init(ordered: Bool, spaces: RecordSpaces) {
@@ -791,20 +794,32 @@ struct FedKeys {
         self.spaces = spaces
     }
 
-    mutating func admit(_ key: DocumentKey) throws -> Admission {
+    /// Admits `key`, whose stored key is `bytes` when the caller has built it already (the
+    /// range passed over then starts from the last key's bytes instead of building both again).
+    mutating func admit(_ key: DocumentKey, storedAs bytes: [UInt8]? = nil) throws -> Admission {
         guard ordered else { return all.insert(key).inserted ? .first(passed: nil) : .again }
         if let last {
             if key == last { return .again }
             guard last < key else { throw ImportFeedOutOfOrder() }
         }
-        defer { last = key }
-        return .first(
-            passed: KeyRange(from: last.map { spaces.documentKey($0) + [0] }, to: spaces.documentKey(key)))
+        let lower = afterLast
+        let upper = bytes ?? spaces.documentKey(key)
+        last = key
+        lastBytes = upper
+        return .first(passed: KeyRange(from: lower, to: upper))
+    }
+
+    /// The first stored key past the last one admitted (its bytes ‖ 0x00), or nil before any.
+    private var afterLast: [UInt8]? {
+        guard let last else { return nil }
+        var bytes = lastBytes ?? spaces.documentKey(last)
+        bytes.append(0)
+        return bytes
     }
 
     /// The stored keys still to check once the feed is done.
     var rest: KeyRange {
-        ordered ? KeyRange(from: last.map { spaces.documentKey($0) + [0] }, to: nil) : .all
+        ordered ? KeyRange(from: afterLast, to: nil) : .all
     }
 
     /// Whether `key` was fed (known out of order only: in order, `rest` holds no fed key).
