@@ -122,8 +122,7 @@ extension TabKeepStore {
             try feed { key, document in
                 try Self.checkDrift(document.maxStamp, maxDrift: maxDrift)
                 if pending.isEmpty && preparing == .balanced { prepareHere = pipe.writerIsBehind }
-                // The stored key is built here, on the feed's thread, once: the writer is the
-                // slower of the two threads, and would build it three times.
+                // The stored key is built once, here (the writer would build it three times).
                 pending.append(
                     FedDocument(
                         key: key, stored: spaces.documentKey(key), document: document,
@@ -157,8 +156,6 @@ extension TabKeepStore {
         return (finished, revisions, fresh)
     }
 
-    /// One fed document, as `importOnce` treats it in a key-ordered `replace`: compared with what
-    /// `old` stored (the report), written into `txn` with all its dots.
     /// A fed document as the fresh file stores it: merged into an empty document (which is how
     /// `importOnce` writes it) and encoded.
     fileprivate static func prepared(_ document: TabBarDocument) -> (
@@ -169,6 +166,8 @@ extension TabKeepStore {
         return (replacement, replacement.encoded())
     }
 
+    /// One fed document, as `importOnce` treats it in a key-ordered `replace`: compared with what
+    /// `old` stored (the report), written into `txn` with all its dots.
     private func replaceOne(
         _ old: borrowing Transaction, _ txn: borrowing Transaction, _ item: FedDocument,
         _ progress: inout ReplaceProgress
