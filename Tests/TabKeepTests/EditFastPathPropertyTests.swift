@@ -53,6 +53,41 @@ struct EditFastPathPropertyTests {
         #expect(applied > 1_000 && refused > 100, "applied \(applied), refused \(refused)")
     }
 
+    /// Badge counters the random documents reach too rarely to rely on: a badge set that saw
+    /// nothing of a replica whose earlier increments a concurrent clear marked, then a newer
+    /// increment of that replica. Its count starts from the clear's mark; every badge edit of that
+    /// tab must come out the same on both paths.
+    @Test func aBadgeSetBlindToAClearedReplicaCountsFromTheClearsMark() throws {
+        let catalog = Self.plainCatalog
+        let badge = tab("a")
+        var counter = simulatedReplica(1 &* 0x1_0000_0001)
+        var clearer = simulatedReplica(2 &* 0x1_0000_0001)
+        var setter = simulatedReplica(3 &* 0x1_0000_0001)
+        var counted = try applying(
+            [.addToBadge(badge, 4)], to: TabBarDocument(), catalog: catalog, by: &counter)
+        var cleared = counted
+        cleared.merge(try applying([.reset], to: counted, catalog: catalog, by: &clearer))
+        let set = try applying([.setBadge(badge, 10)], to: TabBarDocument(), catalog: catalog, by: &setter)
+        counted = try applying([.addToBadge(badge, 3)], to: counted, catalog: catalog, by: &counter)
+        var document = cleared
+        document.merge(set)
+        document.merge(counted)
+        // 10 from the set, plus the counter's 7 − the 4 the clear had marked.
+        #expect(document.layout(catalog: catalog).badges[badge] == 13)
+        for edit: TabBarEdit in [
+            .addToBadge(badge, 2), .addToBadge(badge, -20), .setBadge(badge, 1), .clearBadge(badge),
+        ] {
+            var fast = document
+            var slow = document
+            var fastReplica = setter
+            var slowReplica = setter
+            try fast.apply(edit, catalog: catalog, by: &fastReplica, path: .fast)
+            try slow.apply(edit, catalog: catalog, by: &slowReplica, path: .slow)
+            #expect(fast.encoded() == slow.encoded(), "\(edit): documents differ")
+            #expect(fastReplica == slowReplica, "\(edit): replicas differ")
+        }
+    }
+
     static func outcome(_ body: () throws(EditError) -> Void) -> EditError? {
         do throws(EditError) {
             try body()

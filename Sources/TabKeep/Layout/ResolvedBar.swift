@@ -30,6 +30,9 @@ struct ResolvedBar {
     var hiddenTabs: [TabID] = []
     /// The catalog index of each tab of `shown`.
     private var shownIndices: [Int] = []
+    /// With extent `.badges` and a catalog without renames: that tab's counters, and nothing else
+    /// is read (the dictionaries above stay empty, `states` too).
+    private var oneTab: (tab: TabID, counters: BadgeCounters)?
 
     /// A bar of `catalog` that the document has said nothing about yet: fill it, then ``resolve()``.
     init(catalog: Catalog) {
@@ -51,6 +54,11 @@ struct ResolvedBar {
     }
 
     init(document: TabBarDocument, catalog: Catalog, extent: Extent = .all) {
+        if case .badges(let tab) = extent, catalog.renames.isEmpty {
+            self = ResolvedBar(
+                catalog: catalog, tab: tab, counters: BadgeCounters(document: document, tab: tab))
+            return
+        }
         self.init(catalog: catalog)
         let badgeTab: TabID?
         switch extent {
@@ -109,6 +117,13 @@ struct ResolvedBar {
         if badgeTab == nil { resolveOrder() }
     }
 
+    /// A bar that knows only `tab`'s badge counters: no flag, position or order is read.
+    private init(catalog: Catalog, tab: TabID, counters: BadgeCounters) {
+        self.catalog = catalog
+        states = []
+        oneTab = (tab, counters)
+    }
+
     /// Records the live position entry of the catalog tab at `index`.
     mutating func setPosition(_ position: StoredPosition, at index: Int) {
         states[index].position = position
@@ -131,12 +146,14 @@ struct ResolvedBar {
 
     /// The total `replica` has counted for `tab` so far: its live entry, else what the clear saw of it.
     func currentTotal(_ tab: TabID, _ replica: ReplicaID) -> Int64 {
-        totals[tab]?[replica] ?? marks[tab]?[replica]?.total ?? 0
+        if let counters = counters(of: tab) { return counters.currentTotal(replica) }
+        return totals[tab]?[replica] ?? marks[tab]?[replica]?.total ?? 0
     }
 
     /// Every replica's current total for `tab` with the sequence that wrote it (what a badge set
     /// records as seen).
     func currentTotals(_ tab: TabID) -> (totals: [ReplicaID: Int64], sequences: [ReplicaID: UInt64]) {
+        if let counters = counters(of: tab) { return counters.currentTotals() }
         var result = (marks[tab] ?? [:]).mapValues(\.total)
         var sequences = (marks[tab] ?? [:]).mapValues(\.sequence)
         for (replica, total) in totals[tab] ?? [:] {
@@ -318,15 +335,24 @@ struct ResolvedBar {
     /// A live badge set counts from what it had seen; without one, each replica counts from the total
     /// the clear had seen, so increments a clear covered never come back.
     func rawBadgeCount(_ tab: TabID) -> Int64 {
+        if let counters = counters(of: tab) { return counters.rawCount }
         var count = resets[tab]?.count ?? 0
         for (replica, total) in totals[tab] ?? [:] { count += total - badgeBaseline(tab, replica) }
         return count
+    }
+
+    /// The one tab's counters of a `.badges` bar; nil for a bar that read every tab.
+    private func counters(of tab: TabID) -> BadgeCounters? {
+        guard let oneTab else { return nil }
+        precondition(oneTab.tab == tab, "a bar read for \(oneTab.tab)'s badge was asked about \(tab)")
+        return oneTab.counters
     }
 
     /// The total a replica's increments to `tab` count from: what the live badge set had seen of
     /// them, or what a clear had seen when that is more (by the sequence that wrote it) or the set saw
     /// none; without a set, what the clear had seen; else 0.
     func badgeBaseline(_ tab: TabID, _ replica: ReplicaID) -> Int64 {
+        if let counters = counters(of: tab) { return counters.baseline(replica) }
         let mark = marks[tab]?[replica]
         guard let reset = resets[tab] else { return mark?.total ?? 0 }
         guard let seen = reset.seen[replica] else { return mark?.total ?? 0 }
