@@ -11,7 +11,9 @@ extension TabKeepStore {
             throw TabKeepError.corruptMeta("clock missing or malformed")
         }
         // Edits leave `meta` alone: the clock they reached is in the change log's last record.
-        let clock = max(stored, try lastChange(txn)?.clock ?? 0)
+        let last = try lastChange(txn)
+        let clock = max(stored, last?.clock ?? 0)
+        let revision = max(try storedRevision(txn), last?.revision ?? 0)
         // The id as committed, not as this process last saw it: another process may have restored a
         // dump (replace) and taken a fresh id since, and writing under the retired one would reuse
         // sequences its peers already hold.
@@ -22,7 +24,8 @@ extension TabKeepStore {
         let id = ReplicaID(rawValue: raw)
         if id != replicaID { identity.withLock { $0 = id } }
         return ReplicaWriteState(
-            id: id, clock: HybridLogicalClock(last: Stamp(rawValue: clock)), storedClock: stored)
+            id: id, clock: HybridLogicalClock(last: Stamp(rawValue: clock)), storedClock: stored,
+            revision: revision)
     }
 
     /// The change log's last record: its revision and (schema 3) the clock its transaction reached.
@@ -38,8 +41,12 @@ extension TabKeepStore {
     /// The last change-log revision: the log's last key (schema 3 writes no `revision` in `meta`
     /// per edit; the one a migrated store kept is a floor).
     func currentRevision(_ txn: borrowing Transaction) throws -> UInt64 {
-        let stored = try txn.get(meta, key: Records.MetaKey.revision).flatMap(Records.uint64) ?? 0
-        return max(stored, try lastChange(txn)?.revision ?? 0)
+        max(try storedRevision(txn), try lastChange(txn)?.revision ?? 0)
+    }
+
+    /// The revision `meta` keeps: a migrated store's floor (schema 3 writes none per edit), else 0.
+    private func storedRevision(_ txn: borrowing Transaction) throws -> UInt64 {
+        try txn.get(meta, key: Records.MetaKey.revision).flatMap(Records.uint64) ?? 0
     }
 
     /// The document key of a change-log record's value (schema 3: after the 8-byte clock).
@@ -83,7 +90,7 @@ extension TabKeepStore {
         var raises = raises
         for (profile, sequence) in writer.sequences { raises.raise(profile, writer.id, to: sequence) }
         try writeRaises(txn, &raises)
-        return try appendToChangeLog(txn, changed, clock: writer.clock.last.rawValue)
+        return try appendToChangeLog(txn, changed, clock: writer.clock.last.rawValue, after: writer.revision)
     }
 
     /// Raises `versions` to every sequence in `raises`, each record read and written once, in key
@@ -117,12 +124,19 @@ extension TabKeepStore {
     /// Records that `keys` changed, under the next revisions, each with the transaction's `clock`,
     /// and drops records past the limit, so other processes' ``changes()`` find them with one range
     /// scan and the next transaction finds the clock in the last record.
-    func appendToChangeLog(_ txn: borrowing Transaction, _ keys: [DocumentKey], clock: UInt64) throws
-        -> ClosedRange<UInt64>?
-    {
+    ///
+    /// `known` is the last revision as ``loadWriteState(_:)`` read it in this transaction, which
+    /// spares reading the log's last record again; nil reads it (the slow twin, which debug builds
+    /// also run against `known`, so every test that commits compares the two).
+    func appendToChangeLog(
+        _ txn: borrowing Transaction, _ keys: [DocumentKey], clock: UInt64, after known: UInt64? = nil
+    ) throws -> ClosedRange<UInt64>? {
         guard !keys.isEmpty else { return nil }
         guard let changeLog else { throw TabKeepError.missingDatabase(Records.changes) }
-        var revision = try currentRevision(txn)
+        var revision = try known ?? currentRevision(txn)
+        assert(
+            known == nil || known == (try? currentRevision(txn)),
+            "the write state's revision \(known ?? 0) is not the change log's")
         let first = revision + 1
         var value: [UInt8] = []
         for key in keys {
@@ -145,6 +159,9 @@ struct ReplicaWriteState {
     var clock: HybridLogicalClock
     /// The clock `meta` holds (written only by a transaction that logs no change).
     var storedClock: UInt64 = 0
+    /// The change log's last revision as this transaction read it, while nothing else has appended
+    /// to the log since; nil when it must be read again (a state carried into another file).
+    var revision: UInt64?
     var sequences: [ProfileID: UInt64] = [:]
 }
 
