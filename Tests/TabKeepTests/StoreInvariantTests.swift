@@ -29,6 +29,35 @@ struct StoreInvariantTests {
         #expect(try phone.document(user) == tablet.document(user))
     }
 
+    /// The change log keeps its newest `limit` records and drops older ones a whole batch at a
+    /// time: after every commit, whatever its size, the log is one run of revisions ending at the
+    /// newest, at least `limit` long (or all of them) and shorter than `limit + batch`. A log that
+    /// an older build trimmed one record at a time (batch 1) goes on the same way.
+    @Test func theChangeLogKeepsItsNewestRecordsAndDropsOlderOnesABatchAtATime() throws {
+        let store = try TabKeepStore(path: directory.sub("log"))
+        let key = DocumentKey(profile: user, bar: .main)
+        let limit: UInt64 = 10
+        for commit in 0..<60 {
+            let batch: UInt64 = commit < 15 ? 1 : 4
+            let count = [1, 1, 3, 17, 2][commit % 5]
+            try store.write { txn in
+                _ = try store.appendToChangeLog(
+                    txn, Array(repeating: key, count: count), clock: 1, limit: limit, batch: batch)
+            }
+            let (now, records) = try store.changesPast(0)
+            let revisions = records.map(\.0)
+            #expect(revisions.last == now, "commit \(commit)")
+            #expect(revisions == Array((now - UInt64(revisions.count) + 1)...now), "commit \(commit): a gap")
+            #expect(UInt64(revisions.count) >= min(now, limit), "commit \(commit): \(revisions.count) kept")
+            #expect(UInt64(revisions.count) < limit + batch, "commit \(commit): \(revisions.count) kept")
+            if commit >= 20 {
+                // Whole batches go (a few commits after the switch, some have): the oldest kept
+                // record follows a multiple of the batch.
+                #expect((revisions[0] - 1) % batch == 0, "commit \(commit): oldest \(revisions[0])")
+            }
+        }
+    }
+
     @Test func theClockNeverWrapsAndAnEditAtItsEndFailsClearly() throws {
         var clock = HybridLogicalClock(last: Stamp.last)
         #expect(clock.tick() == Stamp.last)

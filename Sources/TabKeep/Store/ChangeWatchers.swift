@@ -4,7 +4,7 @@ import Synchronization
 /// The subscribers of ``TabKeepStore/changes()`` and the poller that finds other processes' commits.
 ///
 /// This process's commits are published as they happen. Other processes' commits are found by
-/// polling the store's change log (`changes`: revision → document key, the newest 100,000 kept):
+/// polling the store's change log (`changes`: revision → document key, at least the newest 100,000 kept):
 /// the records past the last revision reported name exactly the documents that changed, minus the
 /// revisions this process wrote itself.
 final class ChangeWatchers: Sendable {

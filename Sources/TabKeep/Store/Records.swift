@@ -75,6 +75,9 @@ enum Records {
         return bytes.reduce(0) { $0 << 8 | UInt64($1) }
     }
 
-    /// The most change-log records kept; older ones are dropped as new ones come.
+    /// The fewest change-log records kept once there are that many; older ones are dropped
+    /// ``changeLogTrimBatch`` at a time as new ones come.
     static let changeLogLimit: UInt64 = 100_000
+    /// How many change-log records past the limit are dropped at once (a few leaves of the log).
+    static let changeLogTrimBatch: UInt64 = 256
 }

@@ -125,11 +125,17 @@ extension TabKeepStore {
     /// and drops records past the limit, so other processes' ``changes()`` find them with one range
     /// scan and the next transaction finds the clock in the last record.
     ///
+    /// Records past `limit` go `batch` at a time, when the newest of a batch falls past it: the log
+    /// keeps its newest `limit` to `limit + batch − 1` records. Dropping one record per append
+    /// would rewrite the log's first leaf and its branch in every commit once a store has made
+    /// `limit` changes; a batch frees whole pages once every `batch` appends.
+    ///
     /// `known` is the last revision as ``loadWriteState(_:)`` read it in this transaction, which
     /// spares reading the log's last record again; nil reads it (the slow twin, which debug builds
     /// also run against `known`, so every test that commits compares the two).
     func appendToChangeLog(
-        _ txn: borrowing Transaction, _ keys: [DocumentKey], clock: UInt64, after known: UInt64? = nil
+        _ txn: borrowing Transaction, _ keys: [DocumentKey], clock: UInt64, after known: UInt64? = nil,
+        limit: UInt64 = Records.changeLogLimit, batch: UInt64 = Records.changeLogTrimBatch
     ) throws -> ClosedRange<UInt64>? {
         guard !keys.isEmpty else { return nil }
         guard let changeLog else { throw TabKeepError.missingDatabase(Records.changes) }
@@ -145,8 +151,12 @@ extension TabKeepStore {
             Records.appendBigEndian(clock, to: &value)
             value.append(contentsOf: key.bytes)
             try txn.put(changeLog, key: Records.bigEndian(revision), value: value)
-            if revision > Records.changeLogLimit {
-                try txn.delete(changeLog, key: Records.bigEndian(revision - Records.changeLogLimit))
+            if revision > limit && (revision - limit) % batch == 0 {
+                let end = revision - limit
+                // A store that dropped one record at a time holds only the newest few of these.
+                for old in (end - batch + 1)...end {
+                    _ = try txn.delete(changeLog, key: Records.bigEndian(old))
+                }
             }
         }
         return first...revision
