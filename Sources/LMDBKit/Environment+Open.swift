@@ -313,6 +313,30 @@ extension Environment {
         }
     }
 
+    /// Begins a transaction of a handle that is still being opened: no other transaction uses it.
+    /// Another process may have grown the file past the map `mdb_env_open` made (a writer growing
+    /// the map while this process reopens for its first write, say): the transaction then fails
+    /// with `MDB_MAP_RESIZED`, and the handle adopts the size the newest meta page records and
+    /// begins again, for as long as each adoption finds a larger map.
+    static func beginOpening(_ env: OpaquePointer, readOnly: Bool) throws(LMDBError) -> OpaquePointer {
+        var adopted = 0
+        while true {
+            var txn: OpaquePointer?
+            let rc = mdb_txn_begin(env, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn)
+            if rc == 0, let txn { return txn }
+            guard rc == MDB_MAP_RESIZED else { throw LMDBError(code: rc) }
+            var before = MDB_envinfo()
+            try check(mdb_env_info(env, &before))
+            try check(mdb_env_set_mapsize(env, 0))
+            var after = MDB_envinfo()
+            try check(mdb_env_info(env, &after))
+            adopted += 1
+            // The map only grows, up to its maximum: an adoption that finds no larger map, or more
+            // adoptions than doublings could ever make, is a real failure.
+            guard after.me_mapsize > before.me_mapsize, adopted < 64 else { throw LMDBError(code: rc) }
+        }
+    }
+
     /// Opens every named database, first without creating (so a read-only store still opens), then
     /// creating the missing ones in one write transaction. `probe` runs first, in the read-only
     /// transaction; when it throws, nothing has been created. In per-transaction mode each of these
@@ -342,8 +366,7 @@ extension Environment {
         }
         guard !names.isEmpty else {
             try held(writing: false) { () throws(LMDBError) in
-                var txn: OpaquePointer?
-                try check(mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn))
+                let txn = try beginOpening(env, readOnly: true)
                 try probed(txn)
                 mdb_txn_abort(txn)
             }
@@ -353,8 +376,7 @@ extension Environment {
         /// left out when `skippingMissing`, else it ends the pass with nil.
         func pass(create: Bool, skippingMissing: Bool) throws(LMDBError) -> DatabaseTable? {
             try held(writing: create) { () throws(LMDBError) -> DatabaseTable? in
-                var txn: OpaquePointer?
-                try check(mdb_txn_begin(env, nil, create ? 0 : UInt32(MDB_RDONLY), &txn))
+                let txn = try beginOpening(env, readOnly: !create)
                 if !create { try probed(txn) }
                 var result = DatabaseTable()
                 for name in names {
@@ -424,9 +446,7 @@ extension Environment {
         defer { mdb_env_close(handle) }
         try check(mdb_env_set_maxdbs(handle, 64))
         try check(mdb_env_open(handle, path, UInt32(MDB_RDONLY | MDB_NOLOCK | MDB_NOTLS), 0o600))
-        var begun: OpaquePointer?
-        try check(mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &begun))
-        guard let txn = begun else { throw LMDBError.badTransaction }
+        let txn = try beginOpening(handle, readOnly: true)
         defer { mdb_txn_abort(txn) }
         return try values(txn, database: name, keys: [key])[0]
     }

@@ -179,9 +179,7 @@ extension Environment {
         try check(mdb_env_set_maxdbs(handle, MDB_dbi(maxDatabases)))
         try check(mdb_env_open(handle, path, UInt32(MDB_RDONLY | MDB_NOLOCK | MDB_NOTLS), 0o600))
         // Committed, so every later read transaction of the handle can use them.
-        var opening: OpaquePointer?
-        try check(mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &opening))
-        guard let opening else { throw LMDBError.badTransaction }
+        let opening = try Environment.beginOpening(handle, readOnly: true)
         for name in names {
             var dbi: MDB_dbi = 0
             let rc = mdb_dbi_open(opening, name, 0, &dbi)

@@ -1,8 +1,15 @@
 import Foundation
-import LMDBKit
 import Synchronization
 import TabKeepTestSupport
 import Testing
+
+@testable import LMDBKit
+
+#if canImport(LMDB)
+    import LMDB
+#else
+    import CLMDB
+#endif
 
 @Suite("Backups and other processes")
 struct ProcessAndBackupTests {
@@ -110,6 +117,45 @@ struct MapResizeTests {
         }
         #expect(try env.info().mapSize > before)
         try env.write { txn in try txn.put(items, key: "after".bytes, value: [2]) }
+    }
+}
+
+extension MapResizeTests {
+    /// A handle being opened (the reopen for a first write, say) whose file another process grows
+    /// between `mdb_env_open` and the handle's first transaction: LMDB refuses that transaction
+    /// with `MDB_MAP_RESIZED`, and the opening adopts the grown map instead of failing the open.
+    @Test(.enabled(if: lmdbUtilitiesShareOurLMDB, "mdb_load runs on another LMDB build"))
+    func aMapGrownWhileAHandleOpensIsAdoptedByItsFirstTransaction() throws {
+        let mdbLoad = try #require(which("mdb_load"), "mdb_load from lmdb-utils is needed")
+        let path = directory.sub("opening")
+        let env = try Environment.open(
+            path: path, configuration: .init(databases: ["items"], initialMapSize: 64 << 10, locking: .lmdb))
+        let items = try env.database("items")
+        try env.write { txn in try txn.put(items, key: "mine".bytes, value: [1]) }
+        var raw: OpaquePointer?
+        #expect(mdb_env_create(&raw) == 0)
+        let handle = try #require(raw)
+        defer { mdb_env_close(handle) }
+        #expect(mdb_env_set_maxdbs(handle, 8) == 0)
+        #expect(mdb_env_set_mapsize(handle, 64 << 10) == 0)
+        #expect(mdb_env_open(handle, path, UInt32(MDB_NOTLS), 0o600) == 0)
+        let input = directory.sub("opening.txt")
+        let header = "VERSION=3\nformat=print\ntype=btree\nmapsize=4194304\nHEADER=END\n"
+        let records = (0..<2_000).map { " other\($0)\n " + String(repeating: "x", count: 300) + "\n" }
+        try (header + records.joined() + "DATA=END\n").write(toFile: input, atomically: true, encoding: .utf8)
+        #expect(try run(mdbLoad, ["-s", "items", "-f", input, path]).status == 0)
+        // What the handle's first transaction meets, begun as it was before:
+        var plain: OpaquePointer?
+        #expect(mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &plain) == MDB_MAP_RESIZED)
+        let txn = try Environment.beginOpening(handle, readOnly: true)
+        defer { mdb_txn_abort(txn) }
+        var dbi: MDB_dbi = 0
+        #expect(mdb_dbi_open(txn, "items", 0, &dbi) == 0)
+        var key = MDB_val(mv_size: 9, mv_data: strdup("other1999"))
+        defer { free(key.mv_data) }
+        var value = MDB_val()
+        #expect(mdb_get(txn, dbi, &key, &value) == 0)
+        #expect(value.mv_size == 300)
     }
 }
 
