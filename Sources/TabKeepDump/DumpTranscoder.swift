@@ -368,7 +368,19 @@ package struct DumpTranscoder: Sendable {
             return longVarint()
         }
 
+        /// ``varint()`` past its first byte: `VarintWord` when ten bytes are left, else the byte loop.
         private mutating func longVarint() -> UInt64? {
+            if buffer.count - offset >= 10 {
+                if let (value, length) = VarintWord.decode(at: UnsafeRawPointer(buffer.baseAddress! + offset)) {
+                    offset += length
+                    return value
+                }
+            }
+            return varintByBytes()
+        }
+
+        /// A varint read a byte at a time, as the decoder's own byte loop reads it.
+        mutating func varintByBytes() -> UInt64? {
             var result: UInt64 = 0
             var shift: UInt64 = 0
             let start = offset

@@ -1,3 +1,5 @@
+import TabKeep
+
 /// Reads the pieces of a sync message, checking every bound; every failure names its offset.
 ///
 /// What each piece is (`what`) is built only when it fails: a message of 100k sections built
@@ -27,8 +29,22 @@ struct MessageReader {
         return bytes[offset]
     }
 
-    /// A LEB128 varint of at most ten bytes, in its shortest form.
+    /// A LEB128 varint of at most ten bytes, in its shortest form: `VarintWord` when ten bytes are
+    /// left, else the byte loop.
     mutating func varint(_ what: @autoclosure () -> String) throws(SyncError) -> UInt64 {
+        if end - offset >= 10 {
+            let start = offset
+            let decoded = bytes.withUnsafeBytes { raw in VarintWord.decode(at: raw.baseAddress! + start) }
+            if let (value, length) = decoded {
+                offset += length
+                return value
+            }
+        }
+        return try varintByBytes(what())
+    }
+
+    /// A varint read a byte at a time: the slow twin of `VarintWord`, which names every refusal.
+    mutating func varintByBytes(_ what: @autoclosure () -> String) throws(SyncError) -> UInt64 {
         let start = offset
         var value: UInt64 = 0
         var shift: UInt64 = 0

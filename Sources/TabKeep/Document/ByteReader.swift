@@ -37,9 +37,22 @@ package struct ByteReader {
         return try longVarint()
     }
 
-    /// ``varint()`` past its first byte's fast case.
+    /// ``varint()`` past its first byte's fast case: ``VarintWord`` when ten bytes are left, else
+    /// the byte loop.
     @inline(never)
     private mutating func longVarint() throws(DocumentDecodingError) -> UInt64 {
+        if buffer.count - offset >= 10 {
+            if let (value, length) = VarintWord.decode(at: UnsafeRawPointer(buffer.baseAddress! + offset)) {
+                offset += length
+                return value
+            }
+        }
+        return try varintByBytes()
+    }
+
+    /// A varint read a byte at a time: the slow twin of ``VarintWord``, and the reader of every
+    /// varint the word leaves to it (overlong, overflowing, near the buffer's end).
+    package mutating func varintByBytes() throws(DocumentDecodingError) -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         let start = offset
