@@ -371,7 +371,8 @@ package struct DumpTranscoder: Sendable {
         /// ``varint()`` past its first byte: `VarintWord` when ten bytes are left, else the byte loop.
         private mutating func longVarint() -> UInt64? {
             if buffer.count - offset >= 10 {
-                if let (value, length) = VarintWord.decode(at: UnsafeRawPointer(buffer.baseAddress! + offset)) {
+                if let (value, length) = VarintWord.decode(at: UnsafeRawPointer(buffer.baseAddress! + offset))
+                {
                     offset += length
                     return value
                 }
