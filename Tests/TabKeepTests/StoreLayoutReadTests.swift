@@ -105,4 +105,58 @@ struct StoreLayoutReadTests {
             }
         }
     }
+
+    /// A stored layout builds its arrays and dictionaries on access: each read gives what the
+    /// document resolves to, reads from many tasks at once agree, and setting one property keeps
+    /// every other.
+    @Test func aStoredLayoutReadsAsItsDocumentFromAnyTaskAndSettingOnePropertyKeepsTheOthers() async throws {
+        let store = try TabKeepStore(path: directory.sub("store"))
+        try store.registerCatalog(letterTabs)
+        let user = profile("p")
+        try await store.edit(
+            user,
+            [
+                .move(tab("g"), to: 0), .setHidden(tab("b"), true), .setCustomizable([tab("g"), tab("c")]),
+                .setBadge(tab("a"), 3), .setBadgeText(tab("d"), "new"), .select(.tab(tab("c"))),
+            ])
+        let expected = try #require(try store.document(user)).layout(catalog: letterTabs)
+        let stored = try store.layout(user)
+        #expect(stored.order == tabs("g", "a", "c", "d", "e", "f"))
+        #expect(stored.hidden == tabs("b"))
+        #expect(stored.customizable == tabs("g", "c"))
+        #expect(stored.badges == [tab("a"): 3] && stored.badgeTexts == [tab("d"): "new"])
+        #expect(stored.selection == .tab(tab("c")))
+        #expect(stored == expected && stored.hashValue == expected.hashValue)
+        // The same layout, its properties first read from many tasks at once.
+        let shared = try store.layout(user)
+        let reads = await withTaskGroup(of: Layout.self) { group in
+            for task in 0..<16 {
+                group.addTask {
+                    // Each task asks in another order, so that every property is built by some task.
+                    let rebuilt = Layout(
+                        order: task % 2 == 0 ? shared.order : [], hidden: shared.hidden,
+                        customizable: shared.customizable, selection: shared.selection, badges: shared.badges,
+                        badgeTexts: shared.badgeTexts)
+                    return task % 2 == 0
+                        ? rebuilt
+                        : Layout(
+                            order: shared.order, hidden: rebuilt.hidden, customizable: rebuilt.customizable,
+                            selection: rebuilt.selection, badges: rebuilt.badges,
+                            badgeTexts: rebuilt.badgeTexts)
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(reads.count == 16 && reads.allSatisfy { $0 == expected })
+        // Setting one property keeps the others as they were read.
+        var changed = try store.layout(user)
+        changed.badges[tab("e")] = 1
+        #expect(changed.badges == [tab("a"): 3, tab("e"): 1])
+        #expect(changed.order == expected.order && changed.hidden == expected.hidden)
+        #expect(changed.customizable == expected.customizable && changed.selection == expected.selection)
+        #expect(changed.badgeTexts == expected.badgeTexts && changed != expected)
+        var reordered = try store.layout(user)
+        reordered.order.removeFirst()
+        #expect(reordered.order == tabs("a", "c", "d", "e", "f") && reordered.badges == expected.badges)
+    }
 }

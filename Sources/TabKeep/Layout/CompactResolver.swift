@@ -81,7 +81,7 @@ struct CompactResolver {
                 return .success(
                     try layout(
                         order: UnsafeBufferPointer(rebasing: order[..<orderCount]), shown: shown,
-                        hidden: moved))
+                        hidden: moved, badges: gaps))
             } catch {
                 return .failure(error)
             }
@@ -250,9 +250,11 @@ struct CompactResolver {
         return flag >= 0 ? flag == 1 : traits.contains(.customizableByDefault)
     }
 
+    /// The layout of the resolved `order`: shown and hidden tabs, flags, badges, texts and the
+    /// selection packed into a ``CompactLayout``. `shown`, `hidden` and `badges` are scratch space.
     private func layout(
         order: UnsafeBufferPointer<Int>, shown: UnsafeMutableBufferPointer<Int>,
-        hidden: UnsafeMutableBufferPointer<Int>
+        hidden: UnsafeMutableBufferPointer<Int>, badges: UnsafeMutableBufferPointer<Int>
     ) throws(DocumentDecodingError) -> Layout {
         let tabs = table.tabIDs
         let traits = table.traits
@@ -277,55 +279,75 @@ struct CompactResolver {
             shown[target] = index
             shownCount += 1
         }
-        let shownTabs = UnsafeBufferPointer(rebasing: shown[..<shownCount])
-        var layout = Layout(
-            order: ids(of: shownTabs), hidden: ids(of: UnsafeBufferPointer(rebasing: hidden[..<hiddenCount])))
-        var customizableCount = 0
-        for index in shownTabs where isCustomizable(index) { customizableCount += 1 }
-        if customizableCount > 0 {
-            layout.customizable = [TabID](unsafeUninitializedCapacity: customizableCount) { buffer, count in
-                for index in shownTabs where isCustomizable(index) {
-                    (buffer.baseAddress! + count).initialize(to: tabs[index])
-                    count += 1
+        // Badge counts (into `badges`, by slot) and texts' sizes first, to size the bytes exactly.
+        var badgeCount = 0
+        var textCount = 0
+        var textBytes = 0
+        for slot in 0..<shownCount {
+            let state = states[shown[slot]]
+            var count = 0
+            if state.totalsCount > 0 || state.reset >= 0 {
+                count = Int(max(0, try rawBadgeCount(shown[slot])))
+                if count > 0 { badgeCount += 1 }
+            }
+            badges[slot] = count
+            if state.text >= 0 {
+                textCount += 1
+                textBytes += 2 + (try text(at: state.text)).count
+            }
+        }
+        let size = 2 * shownCount + hiddenCount + CompactLayout.badgeBytes * badgeCount + textBytes
+        var problem: DocumentDecodingError?
+        let packed = [UInt8](unsafeUninitializedCapacity: size) { buffer, made in
+            let base = UnsafeMutableRawPointer(buffer.baseAddress!)
+            func put(_ byte: Int) {
+                base.storeBytes(of: UInt8(byte), toByteOffset: made, as: UInt8.self)
+                made += 1
+            }
+            for slot in 0..<shownCount { put(shown[slot]) }
+            for slot in 0..<shownCount { put(isCustomizable(shown[slot]) ? 1 : 0) }
+            for slot in 0..<hiddenCount { put(hidden[slot]) }
+            for slot in 0..<shownCount where badges[slot] > 0 {
+                put(shown[slot])
+                base.storeBytes(of: Int64(badges[slot]).littleEndian, toByteOffset: made, as: Int64.self)
+                made += 8
+            }
+            for slot in 0..<shownCount where states[shown[slot]].text >= 0 {
+                do throws(DocumentDecodingError) {
+                    let text = try self.text(at: states[shown[slot]].text)
+                    put(shown[slot])
+                    put(text.count)
+                    UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(buffer)[made...])
+                        .copyMemory(from: UnsafeRawBufferPointer(text))
+                    made += text.count
+                } catch {
+                    problem = error
                 }
             }
         }
-        for index in shownTabs {
-            let state = states[index]
-            if state.totalsCount > 0 || state.reset >= 0 {
-                let count = max(0, try rawBadgeCount(index))
-                if count > 0 { layout.badges[tabs[index]] = Int(count) }
-            }
-            if state.text >= 0 {
-                var reader = ByteReader(bytes)
-                reader.offset = state.text
-                let text = try reader.slice(max: Entry.maxBadgeTextBytes, DocumentRefusal.badgeText)
-                layout.badgeTexts[tabs[index]] = String(decoding: text, as: UTF8.self)
-            }
-        }
-        switch selection.code {
+        if let problem { throw problem }
+        var selection = Selection.none
+        switch self.selection.code {
         case .more:
-            layout.selection = .more
+            selection = .more
         case .tab:
-            if let index = table.catalogIndex(of: selection.tab, in: ids), !isHidden(index) {
-                layout.selection = .tab(tabs[index])
+            if let index = table.catalogIndex(of: self.selection.tab, in: ids), !isHidden(index) {
+                selection = .tab(tabs[index])
             }
         case .noTab:
             break
         }
-        return layout
+        return Layout(
+            compact: CompactLayout(
+                tabs: tabs, packed: packed, shownCount: shownCount, hiddenCount: hiddenCount,
+                badgeCount: badgeCount, textCount: textCount, selection: selection))
     }
 
-    /// The ids of the catalog tabs at `indices`, in that order.
-    private func ids(of indices: UnsafeBufferPointer<Int>) -> [TabID] {
-        if indices.isEmpty { return [] }
-        let tabs = table.tabIDs
-        return [TabID](unsafeUninitializedCapacity: indices.count) { buffer, count in
-            for index in indices {
-                (buffer.baseAddress! + count).initialize(to: tabs[index])
-                count += 1
-            }
-        }
+    /// The badge text whose length prefix is at `offset` (checked by the decoder already).
+    private func text(at offset: Int) throws(DocumentDecodingError) -> UnsafeBufferPointer<UInt8> {
+        var reader = ByteReader(bytes)
+        reader.offset = offset
+        return try reader.slice(max: Entry.maxBadgeTextBytes, DocumentRefusal.badgeText)
     }
 
     // MARK: Badges

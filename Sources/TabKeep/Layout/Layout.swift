@@ -1,41 +1,153 @@
 /// What the user sees: a document resolved against the app's catalog.
 ///
+/// A layout read from a store (``TabKeepStore/layout(_:bar:catalog:)``) holds catalog indices and
+/// builds each array and dictionary the first time it is asked for, then keeps it: a launch that
+/// reads only the order pays for no other. Reading a property again is a lookup; setting one turns
+/// the layout into plain values.
+///
 /// ```swift
 /// let layout = document.layout(catalog: catalog)
 /// let (visible, more) = layout.split(maxVisible: 5)
 /// ```
 public struct Layout: Hashable, Sendable {
-    /// Shown tabs (in the catalog, not hidden), in order.
-    public var order: [TabID]
-    /// Catalog tabs that are hidden, in resolved order.
-    public var hidden: [TabID]
-    /// The customizable tabs: a subset of `order`, in order.
-    public var customizable: [TabID]
-    /// The stored selection if its tab is shown, `.more`, else `.none`.
-    public var selection: Selection
-    /// Badge counts of shown tabs whose count is above zero.
-    public var badges: [TabID: Int]
-    /// Badge texts of shown tabs that have one.
-    public var badgeTexts: [TabID: String]
+    private var storage: Storage
 
     /// A layout.
     public init(
         order: [TabID] = [], hidden: [TabID] = [], customizable: [TabID] = [], selection: Selection = .none,
         badges: [TabID: Int] = [:], badgeTexts: [TabID: String] = [:]
     ) {
-        self.order = order
-        self.hidden = hidden
-        self.customizable = customizable
-        self.selection = selection
-        self.badges = badges
-        self.badgeTexts = badgeTexts
+        storage = .values(
+            Values(
+                order: order, hidden: hidden, customizable: customizable, selection: selection,
+                badges: badges,
+                badgeTexts: badgeTexts))
+    }
+
+    /// A layout read from stored bytes, built on access.
+    init(compact: CompactLayout) {
+        storage = .compact(compact)
+    }
+
+    /// Shown tabs (in the catalog, not hidden), in order.
+    public var order: [TabID] {
+        get {
+            switch storage {
+            case .values(let values): values.order
+            case .compact(let compact): compact.order
+            }
+        }
+        set { update { $0.order = newValue } }
+    }
+
+    /// Catalog tabs that are hidden, in resolved order.
+    public var hidden: [TabID] {
+        get {
+            switch storage {
+            case .values(let values): values.hidden
+            case .compact(let compact): compact.hidden
+            }
+        }
+        set { update { $0.hidden = newValue } }
+    }
+
+    /// The customizable tabs: a subset of `order`, in order.
+    public var customizable: [TabID] {
+        get {
+            switch storage {
+            case .values(let values): values.customizable
+            case .compact(let compact): compact.customizable
+            }
+        }
+        set { update { $0.customizable = newValue } }
+    }
+
+    /// The stored selection if its tab is shown, `.more`, else `.none`.
+    public var selection: Selection {
+        get {
+            switch storage {
+            case .values(let values): values.selection
+            case .compact(let compact): compact.selection
+            }
+        }
+        set { update { $0.selection = newValue } }
+    }
+
+    /// Badge counts of shown tabs whose count is above zero.
+    public var badges: [TabID: Int] {
+        get {
+            switch storage {
+            case .values(let values): values.badges
+            case .compact(let compact): compact.badges
+            }
+        }
+        set { update { $0.badges = newValue } }
+    }
+
+    /// Badge texts of shown tabs that have one.
+    public var badgeTexts: [TabID: String] {
+        get {
+            switch storage {
+            case .values(let values): values.badgeTexts
+            case .compact(let compact): compact.badgeTexts
+            }
+        }
+        set { update { $0.badgeTexts = newValue } }
     }
 
     /// The tab bar's items and the More list: with more than `maxVisible` tabs, the first
     /// `maxVisible − 1` show plus More, and the rest live under More.
     public func split(maxVisible: Int = 5) -> (visible: [TabID], more: [TabID]) {
+        let order = self.order
         if order.count <= maxVisible { return (order, []) }
         let shown = max(0, maxVisible - 1)
         return (Array(order[..<shown]), Array(order[shown...]))
+    }
+
+    /// Whether two layouts show the same: every property equal, however each was built.
+    public static func == (lhs: Layout, rhs: Layout) -> Bool {
+        if case .compact(let left) = lhs.storage, case .compact(let right) = rhs.storage, left === right {
+            return true
+        }
+        return lhs.values == rhs.values
+    }
+
+    /// Hashes every property, consistent with `==`.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(values)
+    }
+
+    // MARK: Storage
+
+    private enum Storage: Sendable {
+        case values(Values)
+        case compact(CompactLayout)
+    }
+
+    /// Every property as a plain value.
+    struct Values: Hashable, Sendable {
+        var order: [TabID]
+        var hidden: [TabID]
+        var customizable: [TabID]
+        var selection: Selection
+        var badges: [TabID: Int]
+        var badgeTexts: [TabID: String]
+    }
+
+    private var values: Values {
+        switch storage {
+        case .values(let values): values
+        case .compact(let compact): compact.values
+        }
+    }
+
+    /// Changes one property, turning a compact layout into plain values first.
+    private mutating func update(_ change: (inout Values) -> Void) {
+        var values = self.values
+        // Drop the stored copy so that `values` is the only owner of its arrays and changes in place.
+        storage = .values(
+            Values(order: [], hidden: [], customizable: [], selection: .none, badges: [:], badgeTexts: [:]))
+        change(&values)
+        storage = .values(values)
     }
 }
