@@ -80,6 +80,37 @@ package enum IdentifierRules {
         return lhs.count == rhs.count ? 0 : (lhs.count < rhs.count ? -1 : 1)
     }
 
+    /// An identifier's first eight bytes as one big-endian number, NUL-padded: ``compare(_:key:_:key:)``
+    /// orders two identifiers by these numbers and looks at their bytes only when the first eight
+    /// agree and both are longer.
+    @inline(__always)
+    static func prefixKey(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        if bytes.count >= 8 {
+            return UInt64(bigEndian: UnsafeRawPointer(bytes.baseAddress!).loadUnaligned(as: UInt64.self))
+        }
+        var key: UInt64 = 0
+        for index in 0..<bytes.count { key |= UInt64(bytes[index]) << UInt64(56 - 8 * index) }
+        return key
+    }
+
+    /// ``compare(_:_:)-(UnsafeBufferPointer<UInt8>,_)`` of two identifiers with their ``prefixKey(_:)``s:
+    /// the same order for any bytes without NUL (which no identifier holds), in a comparison or
+    /// two for ids of up to eight bytes. `IdentifierPrefixDifferentialPropertyTests` holds it to
+    /// the byte loop.
+    @inline(__always)
+    static func compare(
+        _ lhs: UnsafeBufferPointer<UInt8>, key lhsKey: UInt64, _ rhs: UnsafeBufferPointer<UInt8>,
+        key rhsKey: UInt64
+    ) -> Int {
+        if lhsKey != rhsKey { return lhsKey < rhsKey ? -1 : 1 }
+        // The first eight bytes agree (or both end, NUL-padded, at the same place).
+        if lhs.count <= 8 || rhs.count <= 8 {
+            return lhs.count == rhs.count ? 0 : (lhs.count < rhs.count ? -1 : 1)
+        }
+        return compare(
+            UnsafeBufferPointer(rebasing: lhs[8...]), UnsafeBufferPointer(rebasing: rhs[8...]))
+    }
+
     /// Hashes the UTF-8 bytes, consistent with `equal`.
     @inline(__always)
     static func hash(_ value: String, into hasher: inout Hasher) {

@@ -17,6 +17,8 @@ final class CatalogIDIndex: Sendable {
     let movable: [Int]
     /// The slot of each catalog tab (its place in `movable`), or -1 for a fixed tab.
     let slots: [Int]
+    /// Each id's ``IdentifierRules/prefixKey(_:)``, in byte order of the ids.
+    let prefixKeys: [UInt64]
     /// Each catalog tab's id, in catalog order.
     let tabIDs: [TabID]
     /// Each catalog tab's traits, in catalog order (see ``Trait``): what the resolver asks of a tab
@@ -62,6 +64,11 @@ final class CatalogIDIndex: Sendable {
             if tab.customizableByDefault { traits.insert(.customizableByDefault) }
             return traits
         }
+        self.prefixKeys = bytes.withUnsafeBufferPointer { ids in
+            (0..<sorted.count).map { rank in
+                IdentifierRules.prefixKey(UnsafeBufferPointer(rebasing: ids[starts[rank]..<starts[rank + 1]]))
+            }
+        }
         self.bytes = bytes
         self.starts = starts
         self.indices = sorted
@@ -79,13 +86,26 @@ final class CatalogIDIndex: Sendable {
         UnsafeBufferPointer(rebasing: ids[starts[rank]..<starts[rank + 1]])
     }
 
+    /// The order of the id at `rank` against `tab`, whose ``IdentifierRules/prefixKey(_:)`` is `key`.
+    @inline(__always)
+    func compare(
+        rank: Int, in ids: UnsafeBufferPointer<UInt8>, with tab: UnsafeBufferPointer<UInt8>, key: UInt64
+    )
+        -> Int
+    {
+        let rankKey = prefixKeys[rank]
+        if rankKey != key { return rankKey < key ? -1 : 1 }
+        return IdentifierRules.compare(id(at: rank, in: ids), key: rankKey, tab, key: key)
+    }
+
     /// The catalog index of the tab whose id is `tab`, by binary search, or nil.
     func catalogIndex(of tab: UnsafeBufferPointer<UInt8>, in ids: UnsafeBufferPointer<UInt8>) -> Int? {
+        let key = IdentifierRules.prefixKey(tab)
         var low = 0
         var high = count
         while low < high {
             let middle = (low + high) / 2
-            let order = IdentifierRules.compare(id(at: middle, in: ids), tab)
+            let order = compare(rank: middle, in: ids, with: tab, key: key)
             if order == 0 { return indices[middle] }
             if order < 0 { low = middle + 1 } else { high = middle }
         }

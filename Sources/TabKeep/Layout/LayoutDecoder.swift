@@ -85,6 +85,7 @@ struct LayoutDecoder {
     /// The key of the previous entry: kind, tab bytes (empty for kinds without a tab), replica.
     private var previousKind: EntryKind?
     private var previousTab = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+    private var previousKey: UInt64 = 0
     private var previousReplica: UInt64 = 0
     private var kindCount = 0
     /// The next catalog id (in byte order) that a tab of the current kind may match, and the
@@ -239,8 +240,9 @@ struct LayoutDecoder {
         throws(DocumentDecodingError)
     {
         var sameTab = false
+        let key = IdentifierRules.prefixKey(tab)
         if kind == previousKind {
-            let order = IdentifierRules.compare(previousTab, tab)
+            let order = IdentifierRules.compare(previousTab, key: previousKey, tab, key: key)
             let follows = order < 0 || (order == 0 && kind.hasReplica && previousReplica < replica)
             guard follows && kind.hasTab else {
                 throw DocumentDecodingError(offset: start, reason: DocumentRefusal.notInCanonicalOrder)
@@ -259,16 +261,18 @@ struct LayoutDecoder {
         }
         previousKind = kind
         previousTab = tab
+        previousKey = key
         previousReplica = replica
-        if !sameTab { match = kind.hasTab ? catalogIndex(of: tab) : nil }
+        if !sameTab { match = kind.hasTab ? catalogIndex(of: tab, key: key) : nil }
     }
 
-    /// The catalog index of `tab`, or nil when the catalog lacks it. One forward walk per kind over
-    /// the catalog's ids in byte order: within a kind the document's tabs only grow.
-    private mutating func catalogIndex(of tab: UnsafeBufferPointer<UInt8>) -> Int? {
+    /// The catalog index of `tab` (whose prefix key is `key`), or nil when the catalog lacks it.
+    /// One forward walk per kind over the catalog's ids in byte order: within a kind the
+    /// document's tabs only grow.
+    private mutating func catalogIndex(of tab: UnsafeBufferPointer<UInt8>, key: UInt64) -> Int? {
         let index = table
         while nextID < index.count {
-            let order = IdentifierRules.compare(index.id(at: nextID, in: ids), tab)
+            let order = index.compare(rank: nextID, in: ids, with: tab, key: key)
             if order > 0 { return nil }
             nextID += 1
             if order == 0 { return index.indices[nextID - 1] }
