@@ -9,7 +9,8 @@ import TabKeepSync
 ///
 /// Setup (fixture, bulk load, one warm-up operation) is the same for every N, so the
 /// instructions of one operation are (Ir(2N) − Ir(N)) / N. Workloads: `durable-edit` (one
-/// `.addToBadge` in `.full`, as the bench's TabKeep contender), `launch-read` (one `layout`), and
+/// `.addToBadge` in `.full`, as the bench's TabKeep contender), `launch-read` (one `layout` and its
+/// order), `launch-read-all` (one `layout` and every property), and
 /// `select-edit` (one `.select`).
 ///
 /// Two bulk workloads count only what their measured functions do, with callgrind's
@@ -90,9 +91,16 @@ enum CallgrindRun {
             }
         case "launch-read":
             operation = { store, profile in try store.layout(profile).order.count }
+        case "launch-read-all":
+            operation = { store, profile in
+                let layout = try store.layout(profile)
+                return layout.order.count + layout.hidden.count + layout.customizable.count
+                    + layout.badges.count
+                    + layout.badgeTexts.count + (layout.selection == .none ? 0 : 1)
+            }
         default:
             fail(
-                "unknown workload \(workload); expected durable-edit, select-edit, launch-read, first-layout, sync-delta or restore"
+                "unknown workload \(workload); expected durable-edit, select-edit, launch-read, launch-read-all, first-layout, sync-delta or restore"
             )
         }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

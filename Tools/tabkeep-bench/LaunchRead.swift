@@ -3,7 +3,8 @@ import TabKeep
 
 extension Bench {
     /// launch-read: the resolved layout of a random profile among N (with the registered catalog,
-    /// and with the app's `Catalog` passed in), in a store of each locking mode, against the same bytes
+    /// and with the app's `Catalog` passed in; its order, and every property), in a store of each
+    /// locking mode, against the same bytes
     /// fetched by raw LMDB, SQLite, UserDefaults, and a JSON file decoded with JSONDecoder.
     func launchRead() throws {
         for count in options.profiles {
@@ -47,6 +48,17 @@ extension Bench {
                     Contender(name: tabKeepName("TabKeep catalog:", store.locking), locking: store.locking) {
                         [unowned self] i in
                         sink &+= try store.layout(profiles[i % profiles.count], catalog: catalog).order.count
+                    },
+                    // What a tab bar's first show reads: every property, each built on first access.
+                    Contender(
+                        name: tabKeepName("TabKeep every property", store.locking), locking: store.locking
+                    ) {
+                        [unowned self] i in
+                        let layout = try store.layout(profiles[i % profiles.count])
+                        sink &+= layout.order.count + layout.hidden.count + layout.customizable.count
+                        sink &+=
+                            layout.badges.count + layout.badgeTexts.count
+                            + (layout.selection == .none ? 0 : 1)
                     },
                 ]
             }
