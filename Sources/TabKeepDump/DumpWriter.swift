@@ -200,8 +200,10 @@ public struct DumpWriter: Sendable {
 
     private mutating func writeLayout(_ layout: Layout) {
         output.raw("{")
+        // A stored layout builds each property when read: each is read once here.
+        let order = layout.order
         output.name("order")
-        output.stringArray(layout.order.map(\.rawValue))
+        output.stringArray(order.map(\.rawValue))
         output.raw(",")
         output.name("customizable")
         output.stringArray(layout.customizable.map(\.rawValue))
@@ -219,8 +221,9 @@ public struct DumpWriter: Sendable {
         output.name("badges")
         output.raw("{")
         var first = true
-        for tab in layout.order {
-            guard let count = layout.badges[tab] else { continue }
+        let badges = layout.badges
+        for tab in order {
+            guard let count = badges[tab] else { continue }
             if !first { output.raw(",") }
             first = false
             output.string(tab.rawValue)
@@ -231,8 +234,9 @@ public struct DumpWriter: Sendable {
         output.name("badgeTexts")
         output.raw("{")
         first = true
-        for tab in layout.order {
-            guard let text = layout.badgeTexts[tab] else { continue }
+        let texts = layout.badgeTexts
+        for tab in order {
+            guard let text = texts[tab] else { continue }
             if !first { output.raw(",") }
             first = false
             output.string(tab.rawValue)

@@ -140,7 +140,14 @@ struct LayoutDecoderDifferentialPropertyTests {
             }
         }
         switch (full, fast) {
-        case (.success(let expected), .success(let actual)): return expected == actual
+        case (.success(let expected), .success(let actual)):
+            // Every property, and the per-tab badge reads that build no dictionary.
+            return expected == actual
+                && catalog.tabs.allSatisfy { entry in
+                    actual.badge(for: entry.id) == expected.badges[entry.id]
+                        && actual.badgeText(for: entry.id) == expected.badgeTexts[entry.id]
+                        && expected.badge(for: entry.id) == expected.badges[entry.id]
+                }
         case (.failure, .failure): return true
         default: return false
         }

@@ -107,8 +107,8 @@ struct StoreLayoutReadTests {
     }
 
     /// A stored layout builds its arrays and dictionaries on access: each read gives what the
-    /// document resolves to, reads from many tasks at once agree, and setting one property keeps
-    /// every other.
+    /// document resolves to, reads from many tasks at once agree, the per-tab badge reads answer
+    /// as the dictionaries do, and setting one property keeps every other.
     @Test func aStoredLayoutReadsAsItsDocumentFromAnyTaskAndSettingOnePropertyKeepsTheOthers() async throws {
         let store = try TabKeepStore(path: directory.sub("store"))
         try store.registerCatalog(letterTabs)
@@ -127,6 +127,8 @@ struct StoreLayoutReadTests {
         #expect(stored.badges == [tab("a"): 3] && stored.badgeTexts == [tab("d"): "new"])
         #expect(stored.selection == .tab(tab("c")))
         #expect(stored == expected && stored.hashValue == expected.hashValue)
+        #expect(stored.badge(for: tab("a")) == 3 && stored.badge(for: tab("d")) == nil)
+        #expect(stored.badgeText(for: tab("d")) == "new" && stored.badgeText(for: tab("a")) == nil)
         // The same layout, its properties first read from many tasks at once.
         let shared = try store.layout(user)
         let reads = await withTaskGroup(of: Layout.self) { group in
@@ -158,5 +160,28 @@ struct StoreLayoutReadTests {
         var reordered = try store.layout(user)
         reordered.order.removeFirst()
         #expect(reordered.order == tabs("a", "c", "d", "e", "f") && reordered.badges == expected.badges)
+    }
+
+    /// A bar too large for a layout's inline bytes (a catalog of 120 tabs, badges and texts on
+    /// many) reads as its document resolves, through the spilled bytes.
+    @Test func aLargeBarReadsAsItsDocumentPastTheInlineBytes() throws {
+        let tabs = try (0..<120).map { try TabID("tab-\($0)") }
+        let catalog = try Catalog(tabs)
+        let store = try TabKeepStore(path: directory.sub("store"))
+        try store.registerCatalog(catalog)
+        let user = profile("p")
+        var edits: [TabBarEdit] = [
+            .move(tabs[100], to: 0), .setHidden(tabs[7], true), .select(.tab(tabs[50])),
+        ]
+        for index in stride(from: 0, to: 120, by: 3) {
+            edits.append(.setBadge(tabs[index], index + 1))
+            edits.append(.setBadgeText(tabs[index + 1], "t\(index)"))
+        }
+        try store.edit(user, edits)
+        let expected = try #require(try store.document(user)).layout(catalog: catalog)
+        let stored = try store.layout(user)
+        #expect(stored == expected)
+        #expect(stored.order.first == tabs[100] && stored.hidden == [tabs[7]] && stored.badges.count == 40)
+        #expect(stored.badge(for: tabs[99]) == 100 && stored.badgeText(for: tabs[100]) == "t99")
     }
 }

@@ -1,134 +1,152 @@
-import Synchronization
-
-/// A ``Layout`` as ``CompactResolver`` resolved it: catalog indices and badge values in one byte
-/// array, with each of `Layout`'s arrays and dictionaries built on first access and kept.
+/// A ``Layout`` as ``CompactResolver`` resolved it: catalog indices and badge values packed into
+/// bytes held inline, so a read allocates nothing of its own; each of `Layout`'s arrays and
+/// dictionaries is built from them when it is asked for.
 ///
 /// A launch read built three arrays and two dictionaries (a third of its instructions, half of
 /// them looking up the arrays' generic metadata and hashing ids) whether the app asked for them
-/// or not; it now builds one byte array. The twin is the plain-values `Layout` that
-/// ``ResolvedBar`` builds: `LayoutDecoderDifferentialPropertyTests` compares the two property by
-/// property, so every accessor here is held to it.
+/// or not. The twin is the plain-values `Layout` that ``ResolvedBar`` builds:
+/// `LayoutDecoderDifferentialPropertyTests` compares the two property by property, so every
+/// accessor here is held to it.
 ///
-/// `packed` holds, one after another: the shown tabs' catalog indices (`shownCount` bytes); a
-/// customizable flag (0 or 1) for each shown tab; the hidden tabs' catalog indices; `badgeCount`
-/// badges, each a catalog index and its count in eight little-endian bytes; `textCount` badge
-/// texts, each a catalog index, a length and that many UTF-8 bytes. A catalog has at most
-/// ``Catalog/maxTabs`` (256) tabs, so an index is one byte.
-final class CompactLayout: Sendable {
+/// The packed bytes are, one after another: the shown tabs' catalog indices (`shownCount`
+/// bytes); a customizable flag (0 or 1) for each shown tab; the hidden tabs' catalog indices;
+/// `badgeCount` badges, each a catalog index and its count in eight little-endian bytes;
+/// `textCount` badge texts, each a catalog index, a length and that many UTF-8 bytes. A catalog
+/// has at most ``Catalog/maxTabs`` (256) tabs, so an index is one byte. Up to
+/// ``inlineCapacity`` bytes (a ten-tab bar takes about 40) live in the value itself; more go to
+/// an array.
+struct CompactLayout: Sendable {
     /// The catalog's ids in catalog order (the catalog's own array: one retain).
     let tabs: [TabID]
-    let packed: [UInt8]
     let shownCount: Int
     let hiddenCount: Int
     let badgeCount: Int
     let textCount: Int
     let selection: Selection
-    private let cache = Mutex(Cache())
+    /// The packed bytes when they fit, else unused.
+    private var inline: InlineBytes = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    /// The packed bytes when they do not fit inline.
+    private var spilled: [UInt8]?
 
-    /// What has been built so far.
-    private struct Cache {
-        var order: [TabID]?
-        var hidden: [TabID]?
-        var customizable: [TabID]?
-        var badges: [TabID: Int]?
-        var badgeTexts: [TabID: String]?
-    }
+    /// Sixteen words: 128 bytes.
+    typealias InlineBytes = (
+        UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
+        UInt64, UInt64, UInt64, UInt64
+    )
+    /// How many packed bytes the value holds itself.
+    static let inlineCapacity = MemoryLayout<InlineBytes>.size
 
+    /// Bytes per badge: the index and the count.
+    static let badgeBytes = 9
+
+    /// A layout of `size` packed bytes, which `write` fills (all of them) and returns how many it wrote.
     init(
-        tabs: [TabID], packed: [UInt8], shownCount: Int, hiddenCount: Int, badgeCount: Int, textCount: Int,
-        selection: Selection
+        tabs: [TabID], shownCount: Int, hiddenCount: Int, badgeCount: Int, textCount: Int,
+        selection: Selection,
+        size: Int, write: (UnsafeMutableRawBufferPointer) -> Int
     ) {
         self.tabs = tabs
-        self.packed = packed
         self.shownCount = shownCount
         self.hiddenCount = hiddenCount
         self.badgeCount = badgeCount
         self.textCount = textCount
         self.selection = selection
+        if size <= Self.inlineCapacity {
+            _ = withUnsafeMutableBytes(of: &inline) {
+                write(UnsafeMutableRawBufferPointer(rebasing: $0[..<size]))
+            }
+        } else {
+            spilled = [UInt8](unsafeUninitializedCapacity: size) { buffer, made in
+                made = write(UnsafeMutableRawBufferPointer(buffer))
+            }
+        }
     }
-
-    /// Bytes per badge in `packed`: the index and the count.
-    static let badgeBytes = 9
 
     private var hiddenStart: Int { 2 * shownCount }
     private var badgesStart: Int { hiddenStart + hiddenCount }
     private var textsStart: Int { badgesStart + Self.badgeBytes * badgeCount }
 
-    var order: [TabID] {
-        cache.withLock { cache in
-            if let order = cache.order { return order }
-            let order = ids(from: 0, count: shownCount)
-            cache.order = order
-            return order
-        }
+    /// Calls `body` with the packed bytes.
+    @inline(__always)
+    private func withPacked<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        if let spilled { return spilled.withUnsafeBytes(body) }
+        return withUnsafeBytes(of: inline, body)
     }
 
-    var hidden: [TabID] {
-        cache.withLock { cache in
-            if let hidden = cache.hidden { return hidden }
-            let hidden = ids(from: hiddenStart, count: hiddenCount)
-            cache.hidden = hidden
-            return hidden
-        }
-    }
+    var order: [TabID] { ids(from: 0, count: shownCount) }
+
+    var hidden: [TabID] { ids(from: hiddenStart, count: hiddenCount) }
 
     var customizable: [TabID] {
-        cache.withLock { cache in
-            if let customizable = cache.customizable { return customizable }
-            let customizable = packed.withUnsafeBufferPointer { packed in
-                var count = 0
-                for slot in 0..<shownCount where packed[shownCount + slot] != 0 { count += 1 }
-                if count == 0 { return [TabID]() }
-                return [TabID](unsafeUninitializedCapacity: count) { buffer, made in
-                    for slot in 0..<shownCount where packed[shownCount + slot] != 0 {
-                        (buffer.baseAddress! + made).initialize(to: tabs[Int(packed[slot])])
-                        made += 1
-                    }
+        withPacked { packed in
+            var count = 0
+            for slot in 0..<shownCount where packed[shownCount + slot] != 0 { count += 1 }
+            if count == 0 { return [] }
+            return [TabID](unsafeUninitializedCapacity: count) { buffer, made in
+                for slot in 0..<shownCount where packed[shownCount + slot] != 0 {
+                    (buffer.baseAddress! + made).initialize(to: tabs[Int(packed[slot])])
+                    made += 1
                 }
             }
-            cache.customizable = customizable
-            return customizable
         }
     }
 
     var badges: [TabID: Int] {
-        cache.withLock { cache in
-            if let badges = cache.badges { return badges }
+        if badgeCount == 0 { return [:] }
+        return withPacked { packed in
             var badges: [TabID: Int] = [:]
-            if badgeCount > 0 {
-                badges.reserveCapacity(badgeCount)
-                packed.withUnsafeBytes { packed in
-                    for badge in 0..<badgeCount {
-                        let at = badgesStart + Self.badgeBytes * badge
-                        let count = Int64(
-                            littleEndian: packed.loadUnaligned(fromByteOffset: at + 1, as: Int64.self))
-                        badges[tabs[Int(packed[at])]] = Int(count)
-                    }
-                }
+            badges.reserveCapacity(badgeCount)
+            for badge in 0..<badgeCount {
+                let at = badgesStart + Self.badgeBytes * badge
+                let count = Int64(littleEndian: packed.loadUnaligned(fromByteOffset: at + 1, as: Int64.self))
+                badges[tabs[Int(packed[at])]] = Int(count)
             }
-            cache.badges = badges
             return badges
         }
     }
 
-    var badgeTexts: [TabID: String] {
-        cache.withLock { cache in
-            if let texts = cache.badgeTexts { return texts }
-            var texts: [TabID: String] = [:]
-            if textCount > 0 {
-                texts.reserveCapacity(textCount)
-                packed.withUnsafeBufferPointer { packed in
-                    var at = textsStart
-                    for _ in 0..<textCount {
-                        let length = Int(packed[at + 1])
-                        let text = UnsafeBufferPointer(rebasing: packed[(at + 2)..<(at + 2 + length)])
-                        texts[tabs[Int(packed[at])]] = String(decoding: text, as: UTF8.self)
-                        at += 2 + length
-                    }
-                }
+    /// The badge count of `tab`, if it shows one: no dictionary built.
+    func badge(for tab: TabID) -> Int? {
+        withPacked { packed in
+            for badge in 0..<badgeCount {
+                let at = badgesStart + Self.badgeBytes * badge
+                guard tabs[Int(packed[at])] == tab else { continue }
+                return Int(Int64(littleEndian: packed.loadUnaligned(fromByteOffset: at + 1, as: Int64.self)))
             }
-            cache.badgeTexts = texts
+            return nil
+        }
+    }
+
+    var badgeTexts: [TabID: String] {
+        if textCount == 0 { return [:] }
+        return withPacked { packed in
+            var texts: [TabID: String] = [:]
+            texts.reserveCapacity(textCount)
+            var at = textsStart
+            for _ in 0..<textCount {
+                let length = Int(packed[at + 1])
+                let text = UnsafeRawBufferPointer(rebasing: packed[(at + 2)..<(at + 2 + length)])
+                texts[tabs[Int(packed[at])]] = String(decoding: text, as: UTF8.self)
+                at += 2 + length
+            }
             return texts
+        }
+    }
+
+    /// The badge text of `tab`, if it shows one: no dictionary built.
+    func badgeText(for tab: TabID) -> String? {
+        withPacked { packed in
+            var at = textsStart
+            for _ in 0..<textCount {
+                let length = Int(packed[at + 1])
+                if tabs[Int(packed[at])] == tab {
+                    return String(
+                        decoding: UnsafeRawBufferPointer(rebasing: packed[(at + 2)..<(at + 2 + length)]),
+                        as: UTF8.self)
+                }
+                at += 2 + length
+            }
+            return nil
         }
     }
 
@@ -139,10 +157,10 @@ final class CompactLayout: Sendable {
             badgeTexts: badgeTexts)
     }
 
-    /// The ids of the `count` catalog indices at `start` in `packed`.
+    /// The ids of the `count` catalog indices at `start` in the packed bytes.
     private func ids(from start: Int, count: Int) -> [TabID] {
         if count == 0 { return [] }
-        return packed.withUnsafeBufferPointer { packed in
+        return withPacked { packed in
             [TabID](unsafeUninitializedCapacity: count) { buffer, made in
                 for slot in start..<(start + count) {
                     (buffer.baseAddress! + made).initialize(to: tabs[Int(packed[slot])])

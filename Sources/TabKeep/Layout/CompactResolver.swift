@@ -297,35 +297,6 @@ struct CompactResolver {
             }
         }
         let size = 2 * shownCount + hiddenCount + CompactLayout.badgeBytes * badgeCount + textBytes
-        var problem: DocumentDecodingError?
-        let packed = [UInt8](unsafeUninitializedCapacity: size) { buffer, made in
-            let base = UnsafeMutableRawPointer(buffer.baseAddress!)
-            func put(_ byte: Int) {
-                base.storeBytes(of: UInt8(byte), toByteOffset: made, as: UInt8.self)
-                made += 1
-            }
-            for slot in 0..<shownCount { put(shown[slot]) }
-            for slot in 0..<shownCount { put(isCustomizable(shown[slot]) ? 1 : 0) }
-            for slot in 0..<hiddenCount { put(hidden[slot]) }
-            for slot in 0..<shownCount where badges[slot] > 0 {
-                put(shown[slot])
-                base.storeBytes(of: Int64(badges[slot]).littleEndian, toByteOffset: made, as: Int64.self)
-                made += 8
-            }
-            for slot in 0..<shownCount where states[shown[slot]].text >= 0 {
-                do throws(DocumentDecodingError) {
-                    let text = try self.text(at: states[shown[slot]].text)
-                    put(shown[slot])
-                    put(text.count)
-                    UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(buffer)[made...])
-                        .copyMemory(from: UnsafeRawBufferPointer(text))
-                    made += text.count
-                } catch {
-                    problem = error
-                }
-            }
-        }
-        if let problem { throw problem }
         var selection = Selection.none
         switch self.selection.code {
         case .more:
@@ -337,10 +308,41 @@ struct CompactResolver {
         case .noTab:
             break
         }
-        return Layout(
-            compact: CompactLayout(
-                tabs: tabs, packed: packed, shownCount: shownCount, hiddenCount: hiddenCount,
-                badgeCount: badgeCount, textCount: textCount, selection: selection))
+        var problem: DocumentDecodingError?
+        let compact = CompactLayout(
+            tabs: tabs, shownCount: shownCount, hiddenCount: hiddenCount, badgeCount: badgeCount,
+            textCount: textCount, selection: selection, size: size
+        ) { buffer in
+            var made = 0
+            func put(_ byte: Int) {
+                buffer.storeBytes(of: UInt8(byte), toByteOffset: made, as: UInt8.self)
+                made += 1
+            }
+            for slot in 0..<shownCount { put(shown[slot]) }
+            for slot in 0..<shownCount { put(isCustomizable(shown[slot]) ? 1 : 0) }
+            for slot in 0..<hiddenCount { put(hidden[slot]) }
+            for slot in 0..<shownCount where badges[slot] > 0 {
+                put(shown[slot])
+                buffer.storeBytes(of: Int64(badges[slot]).littleEndian, toByteOffset: made, as: Int64.self)
+                made += 8
+            }
+            for slot in 0..<shownCount where states[shown[slot]].text >= 0 {
+                do throws(DocumentDecodingError) {
+                    // Read (and checked) once already, above: this cannot fail.
+                    let text = try self.text(at: states[shown[slot]].text)
+                    put(shown[slot])
+                    put(text.count)
+                    UnsafeMutableRawBufferPointer(rebasing: buffer[made...]).copyMemory(
+                        from: UnsafeRawBufferPointer(text))
+                    made += text.count
+                } catch {
+                    problem = error
+                }
+            }
+            return made
+        }
+        if let problem { throw problem }
+        return Layout(compact: compact)
     }
 
     /// The badge text whose length prefix is at `offset` (checked by the decoder already).

@@ -1,9 +1,10 @@
 /// What the user sees: a document resolved against the app's catalog.
 ///
-/// A layout read from a store (``TabKeepStore/layout(_:bar:catalog:)``) holds catalog indices and
-/// builds each array and dictionary the first time it is asked for, then keeps it: a launch that
-/// reads only the order pays for no other. Reading a property again is a lookup; setting one turns
-/// the layout into plain values.
+/// A layout read from a store (``TabKeepStore/layout(_:bar:catalog:)``) holds catalog indices,
+/// allocating nothing, and builds each array and dictionary when it is asked for: a launch that
+/// reads only the order pays for no other. Each read of such a property builds it again, so keep
+/// it in a local when you use it more than once (`badge(for:)` and `badgeText(for:)` answer for
+/// one tab without building a dictionary). Setting a property turns the layout into plain values.
 ///
 /// ```swift
 /// let layout = document.layout(catalog: catalog)
@@ -95,6 +96,22 @@ public struct Layout: Hashable, Sendable {
         set { update { $0.badgeTexts = newValue } }
     }
 
+    /// The badge count of `tab`, if it shows one: `badges[tab]` without building the dictionary.
+    public func badge(for tab: TabID) -> Int? {
+        switch storage {
+        case .values(let values): values.badges[tab]
+        case .compact(let compact): compact.badge(for: tab)
+        }
+    }
+
+    /// The badge text of `tab`, if it has one: `badgeTexts[tab]` without building the dictionary.
+    public func badgeText(for tab: TabID) -> String? {
+        switch storage {
+        case .values(let values): values.badgeTexts[tab]
+        case .compact(let compact): compact.badgeText(for: tab)
+        }
+    }
+
     /// The tab bar's items and the More list: with more than `maxVisible` tabs, the first
     /// `maxVisible − 1` show plus More, and the rest live under More.
     public func split(maxVisible: Int = 5) -> (visible: [TabID], more: [TabID]) {
@@ -106,10 +123,7 @@ public struct Layout: Hashable, Sendable {
 
     /// Whether two layouts show the same: every property equal, however each was built.
     public static func == (lhs: Layout, rhs: Layout) -> Bool {
-        if case .compact(let left) = lhs.storage, case .compact(let right) = rhs.storage, left === right {
-            return true
-        }
-        return lhs.values == rhs.values
+        lhs.values == rhs.values
     }
 
     /// Hashes every property, consistent with `==`.

@@ -262,7 +262,7 @@ public final class TabBarCoordinator {
         // Both come from the present list, so the host cannot refuse them.
         if host.customizableTabIDs != customizable { try? host.setCustomizableTabIDs(customizable) }
         for tab in present {
-            let value = stored.layout.badgeTexts[tab] ?? stored.layout.badges[tab].map(String.init)
+            let value = stored.layout.badgeText(for: tab) ?? stored.layout.badge(for: tab).map(String.init)
             if host.badgeValue(for: tab) != value { try? host.setBadgeValue(value, for: tab) }
         }
     }

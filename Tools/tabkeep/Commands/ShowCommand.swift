@@ -54,10 +54,10 @@ enum ShowCommand {
         case .none: selected = .null
         }
         let badges = layout.order.compactMap { tab in
-            layout.badges[tab].map { (tab.rawValue, JSON.integer($0)) }
+            layout.badge(for: tab).map { (tab.rawValue, JSON.integer($0)) }
         }
         let texts = layout.order.compactMap { tab in
-            layout.badgeTexts[tab].map { (tab.rawValue, JSON.string($0)) }
+            layout.badgeText(for: tab).map { (tab.rawValue, JSON.string($0)) }
         }
         return .object([
             ("profile", .string(profile.rawValue)), ("bar", .string(bar.rawValue)),

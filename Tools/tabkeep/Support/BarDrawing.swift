@@ -11,8 +11,8 @@ enum BarDrawing {
         let (visible, more) = layout.split(maxVisible: maxVisible)
         func item(_ tab: TabID) -> String {
             var text = tab.rawValue
-            if let count = layout.badges[tab] { text += " (\(count))" }
-            if let badge = layout.badgeTexts[tab] { text += " \"\(badge)\"" }
+            if let count = layout.badge(for: tab) { text += " (\(count))" }
+            if let badge = layout.badgeText(for: tab) { text += " \"\(badge)\"" }
             return layout.selection == .tab(tab) ? "*\(text)*" : text
         }
         var items = visible.map(item)
@@ -22,7 +22,8 @@ enum BarDrawing {
         if !layout.hidden.isEmpty {
             lines.append("    hidden: " + layout.hidden.map(\.rawValue).joined(separator: ", "))
         }
-        let fixed = layout.order.filter { !layout.customizable.contains($0) }
+        let customizable = layout.customizable
+        let fixed = layout.order.filter { !customizable.contains($0) }
         if !fixed.isEmpty {
             lines.append("    not customizable: " + fixed.map(\.rawValue).joined(separator: ", "))
         }
