@@ -293,7 +293,7 @@ struct CompactResolver {
             badges[slot] = count
             if state.text >= 0 {
                 textCount += 1
-                textBytes += 2 + (try text(at: state.text)).count
+                textBytes += 2 + text(at: state.text).count
             }
         }
         let size = 2 * shownCount + hiddenCount + CompactLayout.badgeBytes * badgeCount + textBytes
@@ -308,7 +308,6 @@ struct CompactResolver {
         case .noTab:
             break
         }
-        var problem: DocumentDecodingError?
         let compact = CompactLayout(
             tabs: tabs, shownCount: shownCount, hiddenCount: hiddenCount, badgeCount: badgeCount,
             textCount: textCount, selection: selection, size: size
@@ -327,29 +326,22 @@ struct CompactResolver {
                 made += 8
             }
             for slot in 0..<shownCount where states[shown[slot]].text >= 0 {
-                do throws(DocumentDecodingError) {
-                    // Read (and checked) once already, above: this cannot fail.
-                    let text = try self.text(at: states[shown[slot]].text)
-                    put(shown[slot])
-                    put(text.count)
-                    UnsafeMutableRawBufferPointer(rebasing: buffer[made...]).copyMemory(
-                        from: UnsafeRawBufferPointer(text))
-                    made += text.count
-                } catch {
-                    problem = error
-                }
+                let text = self.text(at: states[shown[slot]].text)
+                put(shown[slot])
+                put(text.count)
+                UnsafeMutableRawBufferPointer(rebasing: buffer[made...]).copyMemory(
+                    from: UnsafeRawBufferPointer(text))
+                made += text.count
             }
             return made
         }
-        if let problem { throw problem }
         return Layout(compact: compact)
     }
 
-    /// The badge text whose length prefix is at `offset` (checked by the decoder already).
-    private func text(at offset: Int) throws(DocumentDecodingError) -> UnsafeBufferPointer<UInt8> {
-        var reader = ByteReader(bytes)
-        reader.offset = offset
-        return try reader.slice(max: Entry.maxBadgeTextBytes, DocumentRefusal.badgeText)
+    /// The badge text whose length prefix is at `offset`. The decoder checked it: a length of at
+    /// most ``Entry/maxBadgeTextBytes`` (64, so one varint byte) and that many bytes in the buffer.
+    private func text(at offset: Int) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: bytes[(offset + 1)..<(offset + 1 + Int(bytes[offset]))])
     }
 
     // MARK: Badges

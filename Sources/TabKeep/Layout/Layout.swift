@@ -32,84 +32,48 @@ public struct Layout: Hashable, Sendable {
 
     /// Shown tabs (in the catalog, not hidden), in order.
     public var order: [TabID] {
-        get {
-            switch storage {
-            case .values(let values): values.order
-            case .compact(let compact): compact.order
-            }
-        }
+        get { read({ $0.order }, { $0.order }) }
         set { update { $0.order = newValue } }
     }
 
     /// Catalog tabs that are hidden, in resolved order.
     public var hidden: [TabID] {
-        get {
-            switch storage {
-            case .values(let values): values.hidden
-            case .compact(let compact): compact.hidden
-            }
-        }
+        get { read({ $0.hidden }, { $0.hidden }) }
         set { update { $0.hidden = newValue } }
     }
 
     /// The customizable tabs: a subset of `order`, in order.
     public var customizable: [TabID] {
-        get {
-            switch storage {
-            case .values(let values): values.customizable
-            case .compact(let compact): compact.customizable
-            }
-        }
+        get { read({ $0.customizable }, { $0.customizable }) }
         set { update { $0.customizable = newValue } }
     }
 
     /// The stored selection if its tab is shown, `.more`, else `.none`.
     public var selection: Selection {
-        get {
-            switch storage {
-            case .values(let values): values.selection
-            case .compact(let compact): compact.selection
-            }
-        }
+        get { read({ $0.selection }, { $0.selection }) }
         set { update { $0.selection = newValue } }
     }
 
     /// Badge counts of shown tabs whose count is above zero.
     public var badges: [TabID: Int] {
-        get {
-            switch storage {
-            case .values(let values): values.badges
-            case .compact(let compact): compact.badges
-            }
-        }
+        get { read({ $0.badges }, { $0.badges }) }
         set { update { $0.badges = newValue } }
     }
 
     /// Badge texts of shown tabs that have one.
     public var badgeTexts: [TabID: String] {
-        get {
-            switch storage {
-            case .values(let values): values.badgeTexts
-            case .compact(let compact): compact.badgeTexts
-            }
-        }
+        get { read({ $0.badgeTexts }, { $0.badgeTexts }) }
         set { update { $0.badgeTexts = newValue } }
     }
 
     /// The badge count of `tab`, if it shows one: `badges[tab]` without building the dictionary.
     public func badge(for tab: TabID) -> Int? {
-        switch storage {
-        case .values(let values): values.badges[tab]
-        case .compact(let compact): compact.badge(for: tab)
-        }
+        read({ $0.badges[tab] }, { $0.badge(for: tab) })
     }
 
     /// The badge text of `tab`, if it has one: `badgeTexts[tab]` without building the dictionary.
     public func badgeText(for tab: TabID) -> String? {
-        switch storage {
-        case .values(let values): values.badgeTexts[tab]
-        case .compact(let compact): compact.badgeText(for: tab)
-        }
+        read({ $0.badgeTexts[tab] }, { $0.badgeText(for: tab) })
     }
 
     /// The tab bar's items and the More list: with more than `maxVisible` tabs, the first
@@ -148,10 +112,14 @@ public struct Layout: Hashable, Sendable {
         var badgeTexts: [TabID: String]
     }
 
-    private var values: Values {
+    private var values: Values { read({ $0 }, { $0.values }) }
+
+    /// What `plain` reads of plain values, or `compact` of a compact layout.
+    @inline(__always)
+    private func read<T>(_ plain: (Values) -> T, _ compact: (CompactLayout) -> T) -> T {
         switch storage {
-        case .values(let values): values
-        case .compact(let compact): compact.values
+        case .values(let values): plain(values)
+        case .compact(let layout): compact(layout)
         }
     }
 

@@ -53,15 +53,17 @@ enum ShowCommand {
         case .more: selected = .string("more")
         case .none: selected = .null
         }
-        let badges = layout.order.compactMap { tab in
+        // A stored layout builds the order on each read: read it once.
+        let order = layout.order
+        let badges = order.compactMap { tab in
             layout.badge(for: tab).map { (tab.rawValue, JSON.integer($0)) }
         }
-        let texts = layout.order.compactMap { tab in
+        let texts = order.compactMap { tab in
             layout.badgeText(for: tab).map { (tab.rawValue, JSON.string($0)) }
         }
         return .object([
             ("profile", .string(profile.rawValue)), ("bar", .string(bar.rawValue)),
-            ("order", .tabs(layout.order)),
+            ("order", .tabs(order)),
             ("visible", .tabs(visible)), ("more", .tabs(more)), ("customizable", .tabs(layout.customizable)),
             ("hidden", .tabs(layout.hidden)), ("selected", selected), ("badges", .object(badges)),
             ("badgeTexts", .object(texts)),
