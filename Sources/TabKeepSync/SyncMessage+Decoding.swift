@@ -62,6 +62,14 @@ extension SyncMessage {
         guard scopeByte <= 1 else {
             throw .malformed(offset: scopeStart, reason: "unknown scope \(scopeByte)")
         }
+        var requesterRevision: UInt64?
+        if format >= 5 {
+            guard kind != .final else {
+                throw .malformed(
+                    offset: kindStart, reason: "a final message in format 5 (it has no revision)")
+            }
+            requesterRevision = try reader.varint("the requester's revision")
+        }
         // Each section takes at least a 2-byte profile, two empty vectors and a document count.
         let sectionCount = try reader.count("section count", max: SyncMessage.maxProfiles, minimumSize: 5)
         var sections: [ProfileDelta] = []
@@ -162,6 +170,7 @@ extension SyncMessage {
         self.scope = scopeByte == 0 ? .all : .only(Set(sections.map(\.profile)))
         self.sections = sections
         self.omitsUnchanged = format >= 4
+        self.requesterRevision = requesterRevision
     }
 }
 

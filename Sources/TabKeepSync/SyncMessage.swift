@@ -7,11 +7,12 @@ public import TabKeep
 /// let message = try SyncMessage(decoding: bytes)                   // strict: refuses anything off
 /// ```
 ///
-/// Layout, formats 3 and 4 (all counts and lengths LEB128 varints, ids 8 bytes big-endian):
+/// Layout, formats 3, 4 and 5 (all counts and lengths LEB128 varints, ids 8 bytes big-endian):
 ///
 /// ```
-/// "TKSY" · format version 3 or 4 (1 byte) · kind (1 byte) · sender replica id
+/// "TKSY" · format version 3, 4 or 5 (1 byte) · kind (1 byte) · sender replica id
 /// · scope: 0 every profile, 1 only the profiles listed below
+/// · format 5 only: the requester's revision (varint)
 /// · sections: count, then per profile in profile order:
 ///     profile (length, UTF-8) · vector (count, then (replica, sequence) in replica order)
 ///     · base (the same) · digest (length 0 — a final message carries none — or 4, then the
@@ -28,7 +29,15 @@ public import TabKeep
 /// lists every profile (the final answering it needs each vector) but its receiver passes over
 /// each unchanged section its own vector equals, and answers with a format-4 final, which leaves
 /// out every profile whose vector equals the reply's. A message that skips nothing is written as
-/// format 3, which a TabKeep before format 4 reads. Format 2 is format 3 without the digest and
+/// format 3, which a TabKeep before format 4 reads.
+///
+/// Format 5 is format 4 with the ``requesterRevision`` after the scope byte, in a request and in
+/// the reply that answers it (a final is never format 5): its reply leaves out every profile
+/// whose vector and digest equal the request's, so what the exchange decodes, applies and
+/// answers grows with what differs, not with the store. The requester answers the profiles the
+/// reply lists, and the ones its own change log shows changed since the revision it sent (those
+/// go whole, since all it knows of the replier's state of them is that it equalled the request).
+/// Format 2 is format 3 without the digest and
 /// is still read (its sections have no digest). Decoding refuses
 /// format 1 (with a message naming it), a newer format, a checksum mismatch, counts or lengths
 /// past their caps or past the bytes left, invalid ids, profiles or bars out of order, entries
@@ -57,7 +66,7 @@ public struct SyncMessage: Hashable, Sendable {
     /// The four bytes every message starts with.
     public static let magic: [UInt8] = Array("TKSY".utf8)
     /// The format version this TabKeep writes (and the newest it reads).
-    public static let formatVersion: UInt8 = 4
+    public static let formatVersion: UInt8 = 5
     /// The oldest format version this TabKeep reads: 2, which has no digests.
     public static let oldestReadableFormatVersion: UInt8 = 2
     /// The bytes of a section's digest.
@@ -87,13 +96,22 @@ public struct SyncMessage: Hashable, Sendable {
     /// the scope. A request sent to a TabKeep that reads only format 3 must have this false
     /// (that TabKeep refuses format 4 as ``SyncError/newerFormat(found:supported:)``).
     public var omitsUnchanged: Bool
+    /// Format 5: in a request, the requester's change-log revision in the snapshot its vectors
+    /// were read from; in the reply, the request's, echoed. A reply carrying it leaves out every
+    /// profile whose vector and digest equal the request's (see the type's discussion). Nil in a
+    /// final, and in formats 4 and older: a request sent to a TabKeep that reads only format 4
+    /// must have this nil (that TabKeep refuses format 5 as
+    /// ``SyncError/newerFormat(found:supported:)``). Only a request or a reply that
+    /// ``omitsUnchanged`` is written with it.
+    public var requesterRevision: UInt64?
 
     /// A message. For a scope of listed profiles, `sections` may only hold those profiles.
     public init(
         kind: Kind, sender: ReplicaID, scope: ProfileScope, sections: [ProfileDelta] = [],
-        omitsUnchanged: Bool = false
+        omitsUnchanged: Bool = false, requesterRevision: UInt64? = nil
     ) {
         self.omitsUnchanged = omitsUnchanged
+        self.requesterRevision = requesterRevision
         self.kind = kind
         self.sender = sender
         self.scope = scope
@@ -128,13 +146,22 @@ public struct SyncMessage: Hashable, Sendable {
         return sections.map { ($0.profile, $0.vector) }
     }
 
-    /// The message's bytes: format 4 when it ``omitsUnchanged``, else format 3.
-    public func encoded() -> [UInt8] { encoded(format: omitsUnchanged ? SyncMessage.formatVersion : 3) }
+    /// The message's bytes: format 5 for a request or reply that ``omitsUnchanged`` with a
+    /// ``requesterRevision``, else format 4 when it ``omitsUnchanged``, else format 3.
+    public func encoded() -> [UInt8] { encoded(format: writtenFormat) }
 
-    /// The message's bytes in `format`: 4 or 3 (the same layout), or 2 (no digests), as an older
-    /// TabKeep wrote it.
+    /// The format ``encoded()`` writes.
+    var writtenFormat: UInt8 {
+        guard omitsUnchanged else { return 3 }
+        return requesterRevision != nil && kind != .final ? 5 : 4
+    }
+
+    /// The message's bytes in `format`: 5 (with the requester's revision, which it must have),
+    /// 4 or 3 (format 5's layout without the revision), or 2 (no digests), as an older TabKeep
+    /// wrote it.
     func encoded(format: UInt8) -> [UInt8] {
-        precondition((2...4).contains(format), "only formats 2, 3 and 4 are written")
+        precondition((2...5).contains(format), "only formats 2 to 5 are written")
+        precondition(format != 5 || (requesterRevision != nil && kind != .final), "format 5 needs a revision")
         var writer = ByteWriter()
         SyncMessage.magic.withUnsafeBytes { writer.raw($0) }
         writer.byte(format)
@@ -144,6 +171,7 @@ public struct SyncMessage: Hashable, Sendable {
         case .all: writer.byte(0)
         case .only: writer.byte(1)
         }
+        if format == 5, let requesterRevision { writer.varint(requesterRevision) }
         writer.varint(UInt64(sections.count))
         for section in sections {
             writer.string(section.profile.rawValue)

@@ -32,14 +32,16 @@ public struct SyncSession: Sendable {
     }
 
     /// Step 1: a request carrying this store's version vector, and a digest of its documents, of
-    /// every profile in the scope, asking for a format-4 exchange (see
-    /// ``SyncMessage/omitsUnchanged``). To ask a TabKeep that reads only format 3, set the request's
-    /// ``SyncMessage/omitsUnchanged`` to false: it is then written as format 3 and answered with
-    /// every profile, as before.
+    /// every profile in the scope, with the change log's revision they were read at, asking for a
+    /// format-5 exchange (see ``SyncMessage/requesterRevision``): the reply then lists only the
+    /// profiles where the two stores differ. To ask a TabKeep that reads only format 4, set the
+    /// request's ``SyncMessage/requesterRevision`` to nil (the reply then lists every profile); to
+    /// ask one that reads only format 3, also set ``SyncMessage/omitsUnchanged`` to false.
     public func request() throws(SyncError) -> SyncMessage {
         let vectors: [(profile: ProfileID, vector: VersionVector, digest: UInt32)]
+        let revision: UInt64
         do {
-            vectors = try store.versionVectorsAndDigests(scope)
+            (vectors, revision) = try store.versionVectorsDigestsAndRevision(scope)
         } catch {
             throw SyncError.wrap(error)
         }
@@ -49,12 +51,14 @@ public struct SyncSession: Sendable {
                 ProfileDelta(
                     profile: $0.profile, vector: $0.vector, base: VersionVector(), documents: [],
                     digest: $0.digest)
-            }, omitsUnchanged: true)
+            }, omitsUnchanged: true, requesterRevision: revision)
     }
 
     /// Step 2: the documents the requester lacks within both sides' scopes, with this store's
-    /// vectors. Applies nothing. A format-4 request (``SyncMessage/omitsUnchanged``) gets a
-    /// format-4 reply, a format 2 or 3 request a format-3 one; both list every profile.
+    /// vectors. Applies nothing. A format-5 request (``SyncMessage/requesterRevision``) gets a
+    /// format-5 reply, which lists only the profiles whose vector or digest differ from the
+    /// request's (and the ones going whole); a format-4 request gets a format-4 reply, a format 2
+    /// or 3 request a format-3 one, and both of those list every profile.
     ///
     /// A profile whose request vector claims this replica past what it has issued, or equals
     /// this store's over different documents, or whose requester this store claims past what the
@@ -71,11 +75,15 @@ public struct SyncSession: Sendable {
         guard request.kind == .request else { throw .unexpectedKind(request.kind, expected: "a request") }
         guard request.sender != store.replicaID else { throw .fromThisReplica(request.sender) }
         let vectors = try request.sortedVectors()
+        // Format 5: the requester knows which of its profiles changed since it asked, so a
+        // profile both sides agree on needs no section. Format 4 and older: every profile goes
+        // in, since the final answering the reply needs each vector.
+        let agreedLeftOut = request.requesterRevision != nil
         var (reply, found) = try deltaMessage(
             kind: .reply, after: vectors, scope: narrowed(request.scope), checking: request.sender,
-            peerDigests: request.sections.map(\.digest))
-        // Every profile still goes in: the final answering the reply needs each vector.
-        reply.omitsUnchanged = request.omitsUnchanged
+            peerDigests: request.sections.map(\.digest), omitsUnchanged: agreedLeftOut)
+        reply.omitsUnchanged = request.omitsUnchanged || agreedLeftOut
+        reply.requesterRevision = request.requesterRevision
         overClaims += found
         return reply
     }
@@ -99,10 +107,33 @@ public struct SyncSession: Sendable {
         let vectors = message.sections.map { (profile: $0.profile, vector: $0.provenVector) }
         // No digests: the replier compared the request's, and this side the reply's. A format-4
         // reply is answered by a final that leaves out the profiles both sides now agree on.
+        let scope = narrowed(message.scope)
         let (final, _) = try deltaMessage(
-            kind: .final, after: vectors, scope: narrowed(message.scope), fullState: Set(applied.untrusted),
-            withDigests: false, omitsUnchanged: message.omitsUnchanged)
+            kind: .final, after: vectors, scope: scope, reading: try finalReading(message, within: scope),
+            fullState: Set(applied.untrusted), withDigests: false, omitsUnchanged: message.omitsUnchanged)
         return SyncReceipt(changed: applied.changed, reply: final, overClaims: applied.overClaims)
+    }
+
+    /// The profiles the final answering `reply` reads, within `scope`. A format-5 reply lists only
+    /// the profiles where the stores differed when the request was read: the final answers those,
+    /// and every profile this store's change log shows changed since the request's revision (it
+    /// sends them whole, as it knows only that the replier's state of them equalled the
+    /// request). When the log no longer reaches back that far, the profiles changed since wait
+    /// for the next exchange, which finds them different. Any other reply: the whole `scope`.
+    private func finalReading(_ reply: SyncMessage, within scope: ProfileScope) throws(SyncError)
+        -> ProfileScope
+    {
+        guard let revision = reply.requesterRevision else { return scope }
+        var profiles = Set(reply.sections.map(\.profile))
+        do {
+            if let changed = try store.profilesChanged(after: revision) { profiles.formUnion(changed) }
+        } catch {
+            throw SyncError.wrap(error)
+        }
+        switch scope {
+        case .all: return .only(profiles)
+        case .only(let mine): return .only(mine.intersection(profiles))
+        }
     }
 
     /// The scope both this side and the peer asked for.
@@ -114,7 +145,8 @@ public struct SyncSession: Sendable {
         }
     }
 
-    /// A message of everything this store has in `scope` past `base`, taken with its vectors and
+    /// A message of everything this store has in `scope` (or only in `reading`, when given) past
+    /// `base`, taken with its vectors and
     /// digests (unless not `withDigests`) in one snapshot; the profiles in `fullState` go whole,
     /// and with `checking`, each profile's `base` (a peer's vector, with `peerDigests`) is
     /// checked for bad claims first, the ones found returned beside the message.
@@ -123,14 +155,14 @@ public struct SyncSession: Sendable {
     /// (once checked, and not going whole) has none.
     func deltaMessage(
         kind: SyncMessage.Kind, after base: [(profile: ProfileID, vector: VersionVector)],
-        scope: ProfileScope,
+        scope: ProfileScope, reading: ProfileScope? = nil,
         checking peer: ReplicaID? = nil, peerDigests: [UInt32?] = [], fullState: Set<ProfileID> = [],
         withDigests: Bool = true, omitsUnchanged: Bool = false
     ) throws(SyncError) -> (message: SyncMessage, overClaims: [OverClaim]) {
         let delta: StoreDelta
         do {
             delta = try store.delta(
-                afterSorted: base, scope: scope, includeUnchanged: !omitsUnchanged, checking: peer,
+                afterSorted: base, scope: reading ?? scope, includeUnchanged: !omitsUnchanged, checking: peer,
                 peerDigests: peerDigests, fullState: fullState, withDigests: withDigests)
         } catch {
             throw SyncError.wrap(error)
@@ -143,7 +175,7 @@ public struct SyncSession: Sendable {
         )
     }
 
-    /// ``deltaMessage(kind:after:scope:checking:peerDigests:fullState:withDigests:omitsUnchanged:)`` past vectors given by
+    /// ``deltaMessage(kind:after:scope:reading:checking:peerDigests:fullState:withDigests:omitsUnchanged:)`` past vectors given by
     /// profile, in any order.
     func deltaMessage(
         kind: SyncMessage.Kind, after base: [ProfileID: VersionVector], scope: ProfileScope,

@@ -86,6 +86,7 @@ import Testing
         header.bytes = SyncMessage.magic + [SyncMessage.formatVersion, SyncMessage.Kind.reply.rawValue]
         header.fixed64(42)
         header.byte(0)  // every profile
+        header.varint(7)  // the requester's revision (format 5)
         header.varint(1)  // one section
         header.string("alice")
         var hugeVector = header
@@ -110,10 +111,10 @@ import Testing
         let directory = TemporaryDirectory()
         let (bytes, session, before) = try fixture(directory)
         var newer = Array(bytes.dropLast(4))
-        newer[4] = 5
+        newer[4] = 6
         let error = refusal(sealed(newer), by: session)
-        #expect(error == .newerFormat(found: 5, supported: 4))
-        #expect("\(error!)".contains("format version 5 is newer"))
+        #expect(error == .newerFormat(found: 6, supported: 5))
+        #expect("\(error!)".contains("format version 6 is newer"))
         #expect(try recordChecksum(session.store) == before)
     }
 
@@ -123,7 +124,7 @@ import Testing
         var older = Array(bytes.dropLast(4))
         older[4] = 1
         let error = refusal(sealed(older), by: session)
-        #expect(error == .olderFormat(found: 1, supported: 4))
+        #expect(error == .olderFormat(found: 1, supported: 5))
         #expect("\(error!)".contains("format version 1"))
         #expect(try recordChecksum(session.store) == before)
     }

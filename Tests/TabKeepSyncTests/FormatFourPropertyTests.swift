@@ -68,22 +68,34 @@ import Testing
     func exchange(
         _ requester: TabKeepStore, _ replier: TabKeepStore, old: Bool, _ mutation: Mutation, pick: Int
     ) -> String {
+        exchange(requester, replier, format: old ? 3 : 4) { reply in
+            mutate(&reply, mutation, receiver: requester.replicaID, pick)
+        }
+    }
+
+    /// One exchange from `requester` to `replier` and back, the request in `format` (5, 4 or 3),
+    /// `inFlight` run on the reply before it is encoded; what happened, as comparable text.
+    func exchange(
+        _ requester: TabKeepStore, _ replier: TabKeepStore, format: UInt8,
+        inFlight: (inout SyncMessage) throws -> Void
+    ) -> String {
         do {
             let asking = SyncSession(store: requester)
             var request = try asking.request()
-            if old { request.omitsUnchanged = false }
+            if format < 5 { request.requesterRevision = nil }
+            if format < 4 { request.omitsUnchanged = false }
             let requestBytes = request.encoded()
-            guard requestBytes[4] == (old ? 3 : 4) else { return "request in format \(requestBytes[4])" }
+            guard requestBytes[4] == format else { return "request in format \(requestBytes[4])" }
             var found: [OverClaim] = []
             var reply = try SyncSession(store: replier).respond(
                 to: SyncMessage(decoding: requestBytes), reporting: &found)
-            mutate(&reply, mutation, receiver: requester.replicaID, pick)
+            try inFlight(&reply)
             let replyBytes = reply.encoded()
-            guard replyBytes[4] == (old ? 3 : 4) else { return "reply in format \(replyBytes[4])" }
+            guard replyBytes[4] == format else { return "reply in format \(replyBytes[4])" }
             let receipt = try asking.receive(SyncMessage(decoding: replyBytes))
             guard let final = receipt.reply else { return "no final" }
             let finalBytes = final.encoded()
-            guard finalBytes[4] == (old ? 3 : 4) else { return "final in format \(finalBytes[4])" }
+            guard finalBytes[4] == min(format, 4) else { return "final in format \(finalBytes[4])" }
             let second = try SyncSession(store: replier).receive(SyncMessage(decoding: finalBytes))
             return """
                 replier found \(found); requester changed \(receipt.changed.sorted()), found \
@@ -146,7 +158,9 @@ import Testing
         let replay = replayLine(
             seed: UInt64(seed), variable: "TABKEEP_FORMAT4_SEED", filter: "FormatFourPropertyTests")
         let (requester, replier) = (stores[0], stores[1])
-        let reply = try SyncSession(store: replier).respond(to: SyncSession(store: requester).request())
+        var request = try SyncSession(store: requester).request()
+        request.requesterRevision = nil
+        let reply = try SyncSession(store: replier).respond(to: request)
         #expect(reply.omitsUnchanged, "\(replay)")
         var old = reply
         old.omitsUnchanged = false
@@ -169,6 +183,7 @@ import Testing
         let stores = try bulk.randomStores(&random, in: directory, seed: 99)
         var message = try SyncSession(store: stores[1]).respond(to: SyncSession(store: stores[0]).request())
         message.omitsUnchanged = true
+        message.requesterRevision = nil
         var three = message
         three.omitsUnchanged = false
         let (fourBytes, threeBytes) = (message.encoded(), three.encoded())
@@ -218,9 +233,15 @@ import Testing
             #expect(reply.sections.map(\.profile) == [profile("alice"), profile("bob")])
         }
         // A format-4 exchange: the reply lists both, the final neither (b now agrees on both).
-        let reply = try SyncSession(store: a).respond(to: SyncMessage(decoding: request.encoded()))
+        var four = request
+        four.requesterRevision = nil
+        let reply = try SyncSession(store: a).respond(to: SyncMessage(decoding: four.encoded()))
         #expect(reply.encoded()[4] == 4)
         #expect(reply.sections.map(\.profile) == [profile("alice"), profile("bob")])
+        // A format-5 exchange: the reply lists only alice, where the two differ.
+        let five = try SyncSession(store: a).respond(to: SyncMessage(decoding: request.encoded()))
+        #expect(five.encoded()[4] == 5)
+        #expect(five.sections.map(\.profile) == [profile("alice")])
         let receipt = try SyncSession(store: b).receive(SyncMessage(decoding: reply.encoded()))
         #expect(receipt.reply?.sections.isEmpty == true)
         #expect(receipt.reply?.encoded()[4] == 4)

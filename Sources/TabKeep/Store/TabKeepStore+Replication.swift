@@ -274,6 +274,41 @@ extension TabKeepStore {
         return try read { txn in try readVectorsAndDigestsInOrder(txn, in: scope) }
     }
 
+    /// ``versionVectorsAndDigests(_:)`` and the change log's revision, from one snapshot: what a
+    /// format-5 sync request carries, so that the requester can tell afterwards which profiles
+    /// changed since its vectors were read (``profilesChanged(after:)``).
+    package func versionVectorsDigestsAndRevision(_ scope: ProfileScope) throws(TabKeepError) -> (
+        vectors: [(profile: ProfileID, vector: VersionVector, digest: UInt32)], revision: UInt64
+    ) {
+        return try read { txn in (try readVectorsAndDigestsInOrder(txn, in: scope), try currentRevision(txn))
+        }
+    }
+
+    /// The profiles of every document the change log records as changed after `revision`: a range
+    /// scan of the log, so its cost grows with what changed since. Nil when the log cannot tell:
+    /// it no longer holds the record right after `revision` (trimmed, or the store's log starts
+    /// later), or the store's revision is behind `revision` (not the log it was read from).
+    package func profilesChanged(after revision: UInt64) throws(TabKeepError) -> Set<ProfileID>? {
+        try read { txn -> Set<ProfileID>? in
+            let now = try currentRevision(txn)
+            if now == revision { return [] }
+            guard now > revision, let changeLog else { return nil }
+            var profiles = Set<ProfileID>()
+            var reachesBack = false
+            try txn.forEach(changeLog, in: KeyRange(from: Records.bigEndian(revision + 1), to: nil)) {
+                key, value in
+                if !reachesBack {
+                    // Revisions are consecutive: a first record past revision + 1 means some are gone.
+                    guard Records.uint64(key) == revision + 1 else { return false }
+                    reachesBack = true
+                }
+                profiles.insert(try changedKey(value).profile)
+                return true
+            }
+            return reachesBack ? profiles : nil
+        }
+    }
+
     /// The entries of `document` a peer at `peer` lacks, plus the document's clear: a tombstone
     /// is only valid (and only decodes) beside the clear whose context covers it, and a merged
     /// clear keeps one dot while its context grows, so the document is found through the dots of
