@@ -20,32 +20,24 @@ import Testing
     let bulk = BulkSyncDifferentialPropertyTests()
     let four = FormatFourPropertyTests()
 
-    /// What happens to a reply in flight, done to the same profile's section in both formats.
-    enum Mutation: CaseIterable {
-        case none
-        /// A section's base past what the receiver holds: the whole message is refused.
-        case baseAhead
-        /// A section claims the receiver's own replica past what it issued: a finding.
-        case claimsReceiver
-        /// A section's vector raised past its documents (an over-claim of a third replica).
-        case vectorAhead
-        /// The requester edits a profile the two agreed on while the reply is in flight: the
-        /// format-5 reply has no section of it, so only its change log can say it must go.
-        case editedMeanwhile
-        /// The same, and the requester's change log lost the record of that edit (a log trimmed
-        /// past the request, simulated): the edit waits for the next exchange.
-        case editedMeanwhileLogTrimmed
-    }
+    /// What happens while the reply is in flight: one of the format-4 suite's mutations, done to
+    /// the same profile's section in both formats, or an edit of a profile the two agreed on (the
+    /// format-5 reply has no section of it, so only the requester's change log can say it must
+    /// go), with or without the change-log record of that edit lost (a log trimmed past the
+    /// request, simulated: the edit then waits for the next exchange).
+    enum InFlight: CustomStringConvertible {
+        case mutated(FormatFourPropertyTests.Mutation)
+        case editedMeanwhile(logTrimmed: Bool)
 
-    /// `reply` with `mutation` done to `profile`'s section (nothing when it has none).
-    func mutate(_ reply: inout SyncMessage, _ mutation: Mutation, _ profile: ProfileID, receiver: ReplicaID) {
-        guard let index = reply.sections.firstIndex(where: { $0.profile == profile }) else { return }
-        switch mutation {
-        case .none, .editedMeanwhile, .editedMeanwhileLogTrimmed: break
-        case .baseAhead: reply.sections[index].base[ReplicaID(rawValue: 0xBAD)] = 9
-        case .claimsReceiver:
-            reply.sections[index].vector[receiver] = reply.sections[index].vector[receiver] + 50
-        case .vectorAhead: reply.sections[index].vector[ReplicaID(rawValue: 0xFA4E)] = 7
+        static let all: [InFlight] =
+            [.none, .baseAhead, .claimsReceiver, .vectorAhead].map { .mutated($0) }
+            + [.editedMeanwhile(logTrimmed: false), .editedMeanwhile(logTrimmed: true)]
+
+        var description: String {
+            switch self {
+            case .mutated(let mutation): "\(mutation)"
+            case .editedMeanwhile(let trimmed): trimmed ? "edited meanwhile, log trimmed" : "edited meanwhile"
+            }
         }
     }
 
@@ -83,7 +75,7 @@ import Testing
         let stores = try bulk.randomStores(&random, in: directory, seed: seed)
         let replay = replayLine(
             seed: UInt64(seed), variable: "TABKEEP_FORMAT5_SEED", filter: "FormatFivePropertyTests")
-        for (round, mutation) in Mutation.allCases.enumerated() {
+        for (round, inFlight) in InFlight.all.enumerated() {
             let (first, second) = (Int(random.next() % 3), Int(random.next() % 3))
             guard first != second else { continue }
             let fast = try (
@@ -100,15 +92,22 @@ import Testing
             let listed = try SyncSession(store: fast.1).respond(to: request).sections.map(\.profile)
             request.requesterRevision = nil
             let every = try SyncSession(store: fast.1).respond(to: request).sections.map(\.profile)
-            let editing = mutation == .editedMeanwhile || mutation == .editedMeanwhileLogTrimmed
+            var editing = false
+            var trimmed = false
+            if case .editedMeanwhile(let logTrimmed) = inFlight { (editing, trimmed) = (true, logTrimmed) }
             let candidates = editing ? every.filter { !listed.contains($0) } : listed
             guard !candidates.isEmpty else { continue }
             let profile = candidates[Int(random.next() % UInt64(candidates.count))]
             func outcome(_ pair: (TabKeepStore, TabKeepStore), format: UInt8) -> String {
                 four.exchange(pair.0, pair.1, format: format) { reply in
-                    mutate(&reply, mutation, profile, receiver: pair.0.replicaID)
-                    if editing {
-                        try editMeanwhile(pair.0, profile, trimmed: mutation == .editedMeanwhileLogTrimmed)
+                    switch inFlight {
+                    case .mutated(let mutation):
+                        // The format-4 suite's mutation, done to this profile's section.
+                        if let index = reply.sections.firstIndex(where: { $0.profile == profile }) {
+                            four.mutate(&reply, mutation, receiver: pair.0.replicaID, index)
+                        }
+                    case .editedMeanwhile(let logTrimmed):
+                        try editMeanwhile(pair.0, profile, trimmed: logTrimmed)
                     }
                 }
             }
@@ -118,16 +117,16 @@ import Testing
             func same(_ one: TabKeepStore, _ other: TabKeepStore) throws -> Bool {
                 editing ? try shown(one) == shown(other) : try four.state(one) == four.state(other)
             }
-            #expect(try same(fast.0, slow.0), "\(mutation), requester: \(replay)")
-            if mutation == .editedMeanwhileLogTrimmed {
+            #expect(try same(fast.0, slow.0), "\(inFlight), requester: \(replay)")
+            if trimmed {
                 // The one difference by design: the edit reaches the replier at the next exchange.
                 #expect(try !same(fast.1, slow.1), "\(replay)")
                 _ = four.exchange(fast.0, fast.1, format: 5) { _ in }
                 #expect(try same(fast.1, slow.1), "next exchange: \(replay)")
                 #expect(try same(fast.0, slow.0), "next exchange: \(replay)")
             } else {
-                #expect(fastOutcome == slowOutcome, "\(mutation): \(replay)")
-                #expect(try same(fast.1, slow.1), "\(mutation), replier: \(replay)")
+                #expect(fastOutcome == slowOutcome, "\(inFlight): \(replay)")
+                #expect(try same(fast.1, slow.1), "\(inFlight), replier: \(replay)")
             }
             // The stores themselves go on syncing, so later rounds start from synced stores.
             _ = four.exchange(stores[first], stores[second], format: 5) { _ in }
