@@ -77,13 +77,14 @@ public struct SyncSession: Sendable {
         let vectors = try request.sortedVectors()
         // Format 5: the requester knows which of its profiles changed since it asked, so a
         // profile both sides agree on needs no section. Format 4 and older: every profile goes
-        // in, since the final answering the reply needs each vector.
-        let agreedLeftOut = request.requesterRevision != nil
+        // in, since the final answering the reply needs each vector. (A revision on a request
+        // that omits nothing is not written, so it is not heeded here either.)
+        let agreedLeftOut = request.omitsUnchanged && request.requesterRevision != nil
         var (reply, found) = try deltaMessage(
             kind: .reply, after: vectors, scope: narrowed(request.scope), checking: request.sender,
             peerDigests: request.sections.map(\.digest), omitsUnchanged: agreedLeftOut)
         reply.omitsUnchanged = request.omitsUnchanged || agreedLeftOut
-        reply.requesterRevision = request.requesterRevision
+        reply.requesterRevision = agreedLeftOut ? request.requesterRevision : nil
         overClaims += found
         return reply
     }
@@ -123,7 +124,7 @@ public struct SyncSession: Sendable {
     private func finalReading(_ reply: SyncMessage, within scope: ProfileScope) throws(SyncError)
         -> ProfileScope
     {
-        guard let revision = reply.requesterRevision else { return scope }
+        guard reply.omitsUnchanged, let revision = reply.requesterRevision else { return scope }
         var profiles = Set(reply.sections.map(\.profile))
         do {
             if let changed = try store.profilesChanged(after: revision) { profiles.formUnion(changed) }

@@ -218,4 +218,23 @@ import Testing
             "\(error)".contains("a final message in format 5")
         }
     }
+
+    @Test func aRequestThatOmitsNothingIsAnsweredAsOnTheWireWithEveryProfile() throws {
+        let directory = TemporaryDirectory()
+        let (a, b) = (try directory.store("a"), try directory.store("b"))
+        try a.edit(profile("alice"), catalog: letterTabs, .setBadge(tab("a"), 3))
+        try a.edit(profile("bob"), catalog: letterTabs, .setBadge(tab("b"), 1))
+        try sync(a, b)
+        try a.edit(profile("alice"), catalog: letterTabs, .setBadge(tab("c"), 2))
+        // A revision on a request that omits nothing is not written (format 3): answered in
+        // memory, it must get the reply its bytes get, every profile listed.
+        var request = try SyncSession(store: b).request()
+        request.omitsUnchanged = false
+        #expect(request.encoded()[4] == 3)
+        let inMemory = try SyncSession(store: a).respond(to: request)
+        let onTheWire = try SyncSession(store: a).respond(to: SyncMessage(decoding: request.encoded()))
+        #expect(inMemory.sections == onTheWire.sections)
+        #expect(inMemory.sections.map(\.profile) == [profile("alice"), profile("bob")])
+        #expect(inMemory.encoded() == onTheWire.encoded())
+    }
 }

@@ -19,8 +19,9 @@ enum BarDrawing {
         if !more.isEmpty { items.append(layout.selection == .more ? "*More*" : "More") }
         var lines = [items.isEmpty ? "  (no tabs)" : "  | " + items.joined(separator: " | ") + " |"]
         if !more.isEmpty { lines.append("    More: " + more.map(item).joined(separator: ", ")) }
-        if !layout.hidden.isEmpty {
-            lines.append("    hidden: " + layout.hidden.map(\.rawValue).joined(separator: ", "))
+        let hidden = layout.hidden
+        if !hidden.isEmpty {
+            lines.append("    hidden: " + hidden.map(\.rawValue).joined(separator: ", "))
         }
         let customizable = layout.customizable
         let fixed = layout.order.filter { !customizable.contains($0) }
