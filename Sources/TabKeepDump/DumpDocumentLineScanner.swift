@@ -14,11 +14,10 @@ import TabKeep
 /// they are validated the same way (`TabBarDocument(entries:)`);
 /// `DumpLineScannerDifferentialPropertyTests` compares the two paths on valid and mutated lines.
 struct DumpDocumentLineScanner {
-    private let bytes: UnsafeBufferPointer<UInt8>
-    private var index = 0
+    private var cursor: DumpLineCursor
 
     private init(_ bytes: UnsafeBufferPointer<UInt8>) {
-        self.bytes = bytes
+        cursor = DumpLineCursor(bytes)
     }
 
     /// The document `line` holds, or nil when the slow path must read it.
@@ -40,7 +39,7 @@ struct DumpDocumentLineScanner {
             } while literal(",")
             guard literal("]") else { return nil }
         }
-        guard literal("}"), index == bytes.count else { return nil }
+        guard literal("}"), cursor.isAtEnd else { return nil }
         return (DocumentKey(profile: ProfileID(unchecked: profile), bar: BarID(unchecked: bar)), entries)
     }
 
@@ -91,8 +90,8 @@ struct DumpDocumentLineScanner {
 
     /// A kind's name and its closing quote (told apart by the first byte, then the fifth).
     private mutating func kindName() -> Kind? {
-        guard index < bytes.count else { return nil }
-        switch bytes[index] {
+        guard let first = cursor.peek else { return nil }
+        switch first {
         case UInt8(ascii: "p"): return literal("position\"") ? .position : nil
         case UInt8(ascii: "c"):
             if literal("customizable\"") { return .customizable }
@@ -100,8 +99,8 @@ struct DumpDocumentLineScanner {
         case UInt8(ascii: "h"): return literal("hidden\"") ? .hidden : nil
         case UInt8(ascii: "s"): return literal("selection\"") ? .selection : nil
         case UInt8(ascii: "b"):
-            guard bytes.count - index > 6 else { return nil }
-            switch bytes[index + 5] {
+            guard let fifth = cursor.byte(at: 5) else { return nil }
+            switch fifth {
             case UInt8(ascii: "T"): return literal("badgeText\"") ? .badgeText : nil
             case UInt8(ascii: "R"): return literal("badgeReset\"") ? .badgeReset : nil
             default: return literal("badgeIncrements\"") ? .badgeIncrements : nil
@@ -199,130 +198,15 @@ struct DumpDocumentLineScanner {
         return true
     }
 
-    // MARK: Tokens
+    // MARK: Tokens (the cursor's)
 
-    /// Consumes `text` if the line continues with it.
     @inline(__always)
-    private mutating func literal(_ text: StaticString) -> Bool {
-        let count = text.utf8CodeUnitCount
-        guard bytes.count - index >= count, let base = bytes.baseAddress else { return false }
-        let pointer = text.utf8Start
-        if count == 1 {
-            guard base[index] == pointer[0] else { return false }
-        } else if memcmp(base + index, pointer, count) != 0 {
-            return false
-        }
-        index += count
-        return true
-    }
-
-    /// The bytes of `word` that may end a string — a quote, a backslash or a control character —
-    /// as their high bits: the lowest one set is exactly the first such byte (a byte above it may
-    /// be marked too, never one below). `word` holds the bytes in memory order, first lowest.
-    @inline(__always)
-    private static func stringStops(_ word: UInt64) -> UInt64 {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        /// The high bit of each byte of `value` that is zero (and maybe of bytes above one).
-        func zeros(_ value: UInt64) -> UInt64 { (value &- ones) & ~value & highs }
-        let controls = (word &- ones &* 0x20) & ~word & highs
-        return controls | zeros(word ^ (ones &* 0x22)) | zeros(word ^ (ones &* 0x5C))
-    }
-
-    /// The bytes up to the closing quote of a string whose opening quote was consumed, past it;
-    /// nil for an escape, a control character or no closing quote. Reads eight bytes at a time.
-    private mutating func stringBytes() -> UnsafeBufferPointer<UInt8>? {
-        let start = index
-        guard let base = bytes.baseAddress else { return nil }
-        let count = bytes.count
-        var at = start
-        var found = false
-        while at + 8 <= count {
-            let word = UInt64(littleEndian: UnsafeRawPointer(base + at).loadUnaligned(as: UInt64.self))
-            let stops = Self.stringStops(word)
-            if stops != 0 {
-                at += stops.trailingZeroBitCount / 8
-                found = true
-                break
-            }
-            at += 8
-        }
-        if !found {
-            while at < count {
-                let byte = base[at]
-                if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { break }
-                at += 1
-            }
-        }
-        guard at < count, base[at] == UInt8(ascii: "\"") else { return nil }
-        index = at + 1
-        return UnsafeBufferPointer(rebasing: bytes[start..<at])
-    }
-
-    /// A string that keeps the identifier rules (its opening quote consumed).
-    private mutating func identifier(maxBytes: Int) -> String? {
-        guard let raw = stringBytes(), IdentifierRules.problem(in: raw, maxBytes: maxBytes) == nil else {
-            return nil
-        }
-        return ByteReader.text(raw)
-    }
-
-    /// Any string of valid UTF-8 (its opening quote consumed).
-    private mutating func plainString() -> String? {
-        guard let raw = stringBytes() else { return nil }
-        return ByteReader.text(raw)
-    }
-
-    /// 16 lowercase hex digits and the closing quote (the opening one consumed).
-    private mutating func replica() -> ReplicaID? {
-        guard let raw = stringBytes() else { return nil }
-        return DumpFields.replicaHex(raw)
-    }
-
-    /// "REPLICA:SEQUENCE" with a nonzero decimal sequence, and the closing quote.
-    private mutating func dot() -> Dot? {
-        stringBytes().flatMap(DumpEntryReader.plainDot)
-    }
-
-    /// An even, nonempty run of hex digits and the closing quote, as bytes.
-    private mutating func hexKey() -> [UInt8]? {
-        stringBytes().flatMap(DumpEntryReader.hexBytes)
-    }
-
-    /// A JSON integer that fits 64 bits unsigned: `0` or a digit run without a leading zero.
-    private mutating func unsigned() -> UInt64? {
-        let start = index
-        var value: UInt64 = 0
-        while index < bytes.count {
-            let digit = bytes[index] &- UInt8(ascii: "0")
-            guard digit < 10 else { break }
-            let (times, overflow) = value.multipliedReportingOverflow(by: 10)
-            let (sum, carry) = times.addingReportingOverflow(UInt64(digit))
-            if overflow || carry { return nil }
-            value = sum
-            index += 1
-        }
-        let count = index - start
-        guard count > 0, count == 1 || bytes[start] != UInt8(ascii: "0") else { return nil }
-        // A fraction or an exponent makes it no integer of this path.
-        if index < bytes.count,
-            bytes[index] == UInt8(ascii: ".") || bytes[index] == UInt8(ascii: "e")
-                || bytes[index] == UInt8(ascii: "E")
-        {
-            return nil
-        }
-        return value
-    }
-
-    /// A JSON integer that fits 64 bits signed.
-    private mutating func signed() -> Int64? {
-        let negative = literal("-")
-        guard let magnitude = unsigned() else { return nil }
-        if negative {
-            guard magnitude != 0, magnitude <= UInt64(Int64.max) + 1 else { return nil }
-            return magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude)
-        }
-        guard magnitude <= UInt64(Int64.max) else { return nil }
-        return Int64(magnitude)
-    }
+    private mutating func literal(_ text: StaticString) -> Bool { cursor.literal(text) }
+    private mutating func identifier(maxBytes: Int) -> String? { cursor.identifier(maxBytes: maxBytes) }
+    private mutating func plainString() -> String? { cursor.plainString() }
+    private mutating func replica() -> ReplicaID? { cursor.replica() }
+    private mutating func dot() -> Dot? { cursor.dot() }
+    private mutating func hexKey() -> [UInt8]? { cursor.hexKey() }
+    private mutating func unsigned() -> UInt64? { cursor.unsigned() }
+    private mutating func signed() -> Int64? { cursor.signed() }
 }

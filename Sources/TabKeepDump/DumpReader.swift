@@ -46,6 +46,9 @@ public final class DumpReader {
     package var scansDocumentLines = true
     /// Document lines the fast path read.
     package private(set) var scannedDocuments = 0
+    /// Document lines ``nextImported()`` transcoded into a store's bytes.
+    package private(set) var transcodedDocuments = 0
+    private var transcoder = DumpLineTranscoder()
 
     /// Opens the dump at `path` and reads its header.
     public init(path: String) throws(DumpError) {
@@ -91,31 +94,38 @@ public final class DumpReader {
     /// Reads the whole dump at `path` as ``check(path:maxDrift:progress:)`` does, handing each
     /// document to `document` as it is read (with the reader, for its position); returns the
     /// summary once the trailer has matched. Throws the first problem, a ``DumpError``, or what
-    /// `document` throws.
+    /// `document` throws. With `transcoding`, the documents the transcoder takes come in the
+    /// bytes a store keeps (``nextImported()``), the rest decoded.
     static func readAll(
-        path: String, maxDrift: Duration?,
-        document: (DocumentKey, TabBarDocument, DumpReader) throws -> Void
+        path: String, maxDrift: Duration?, transcoding: Bool = false,
+        document: (DocumentKey, ImportedDocument, DumpReader) throws -> Void
     ) throws -> DumpSummary {
         let reader = try DumpReader(path: path)
         var summary = DumpSummary(header: reader.header)
         let now = HybridLogicalClock.wallMilliseconds()
         let limit = maxDrift.map { UInt64(max(0, $0.components.seconds)) * 1_000 }
-        while let record = try reader.next() {
-            switch record {
-            case .catalog(let bar, let catalog): summary.catalogs.append((bar, catalog))
-            case .document(let key, let value):
-                summary.documents += 1
-                reader.documents += 1
-                let newest = value.maxStamp.milliseconds
-                if let limit, newest > now + limit {
-                    throw DumpError(
-                        line: reader.line,
-                        reason:
-                            "document for profile \"\(key.profile)\" bar \"\(key.bar)\" is stamped \(newest - now) ms ahead of this machine's clock (the limit is \(limit) ms); nothing was restored"
-                    )
-                }
-                try document(key, value, reader)
+        while let read = transcoding ? try reader.nextImported() : try reader.next().map(Imported.record) {
+            let key: DocumentKey
+            let value: ImportedDocument
+            switch read {
+            case .record(.catalog(let bar, let catalog)):
+                summary.catalogs.append((bar, catalog))
+                continue
+            case .record(.document(let documentKey, let decoded)):
+                (key, value) = (documentKey, .decoded(decoded))
+            case .encoded(let documentKey, let encoded): (key, value) = (documentKey, .encoded(encoded))
             }
+            summary.documents += 1
+            reader.documents += 1
+            let newest = value.maxStamp.milliseconds
+            if let limit, newest > now + limit {
+                throw DumpError(
+                    line: reader.line,
+                    reason:
+                        "document for profile \"\(key.profile)\" bar \"\(key.bar)\" is stamped \(newest - now) ms ahead of this machine's clock (the limit is \(limit) ms); nothing was restored"
+                )
+            }
+            try document(key, value, reader)
         }
         summary.bytes = reader.bytesRead
         return summary
@@ -144,10 +154,42 @@ public final class DumpReader {
 
     /// The next record, or nil after a trailer that matches. Throws on the first problem.
     public func next() throws(DumpError) -> DumpRecord? {
+        guard let bytes = try nextLine() else { return nil }
+        return try record(bytes)
+    }
+
+    /// What ``nextImported()`` reads: a record, or a document in the bytes a store keeps.
+    enum Imported {
+        case record(DumpRecord)
+        case encoded(key: DocumentKey, document: EncodedDocument)
+    }
+
+    /// ``next()``, but a version 3 document line the transcoder takes (`DumpLineTranscoder`) comes
+    /// in the bytes a store keeps, not decoded: the same document, the same checks, the same
+    /// refusals (any line it does not take is read as ``next()`` reads it).
+    func nextImported() throws(DumpError) -> Imported? {
+        guard let bytes = try nextLine() else { return nil }
+        if version >= 3, scansDocumentLines, let (key, encoded) = transcodedDocument(bytes) {
+            checksum.update(bytes)
+            checksum.update(byte: 0x0A)
+            records += 1
+            return .encoded(key: key, document: encoded)
+        }
+        return try record(bytes).map(Imported.record)
+    }
+
+    /// The next line, or nil once the trailer has been read; throws at the end of the file
+    /// before the trailer.
+    private func nextLine() throws(DumpError) -> [UInt8]? {
         if finished { return nil }
         guard let bytes = try readLine() else {
             throw DumpError(line: line + 1, reason: "missing trailer: the dump is truncated")
         }
+        return bytes
+    }
+
+    /// The record of the line `bytes` (nil for the trailer, which must end the file).
+    private func record(_ bytes: [UInt8]) throws(DumpError) -> DumpRecord? {
         if version >= 3, scansDocumentLines, let record = scannedDocument(bytes) {
             return counted(record, line: bytes)
         }
@@ -374,6 +416,17 @@ public final class DumpReader {
         lastDocument = key
         scannedDocuments += 1
         return .document(key: key, document: document)
+    }
+
+    /// A version 3 document line in a store's bytes, or nil when it is not in the writer's exact
+    /// form, out of key order, or not a valid document (``next()``'s ways then read it).
+    private func transcodedDocument(_ bytes: [UInt8]) -> (DocumentKey, EncodedDocument)? {
+        guard let (key, encoded) = bytes.withUnsafeBufferPointer({ transcoder.document($0) }),
+            lastDocument.map({ $0 < key }) ?? true
+        else { return nil }
+        lastDocument = key
+        transcodedDocuments += 1
+        return (key, encoded)
     }
 
     private func trailer(_ value: DumpJSONValue) throws(DumpError) {

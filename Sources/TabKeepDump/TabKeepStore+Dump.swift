@@ -125,9 +125,14 @@ extension TabKeepStore {
 
     /// ``restore(fromDumpAt:mode:dryRun:maxDrift:progress:)`` with the way a `replace` writes
     /// chosen, for the tests that hold the two ways to the same outcome.
+    ///
+    /// A `replace` that is not a dry run reads each version 3 document line it can straight into
+    /// the bytes the store keeps (`DumpLineTranscoder`), unless `transcoding` is false: the slow
+    /// twin, which decodes every line.
     package func restore(
         fromDumpAt path: String, mode: ImportMode, dryRun: Bool = false, maxDrift: Duration = .seconds(300),
-        strategy: ReplaceStrategy, progress: ((_ bytesRead: Int, _ total: Int) -> Void)? = nil
+        strategy: ReplaceStrategy, transcoding: Bool = true,
+        progress: ((_ bytesRead: Int, _ total: Int) -> Void)? = nil
     ) throws -> (summary: DumpSummary, report: ImportReport) {
         // Catalogs come first in a dump and go in before the documents: read them up front.
         let catalogs = try DumpReader.catalogs(path: path)
@@ -136,14 +141,17 @@ extension TabKeepStore {
         var dumpError: DumpError?
         let report: ImportReport
         do {
-            report = try importDocuments(
+            report = try importFed(
                 mode: mode, catalogs: catalogs, dryRun: dryRun, sizeHint: size, maxDrift: maxDrift,
                 strategy: strategy
             ) { add in
                 // Called again when the map must grow: each call reads the whole dump afresh.
                 do {
                     summary = nil
-                    summary = try DumpReader.readAll(path: path, maxDrift: maxDrift) {
+                    summary = try DumpReader.readAll(
+                        path: path, maxDrift: maxDrift,
+                        transcoding: transcoding && mode == .replace && !dryRun
+                    ) {
                         key, document, reader in
                         try add(key, document)
                         if reader.records % 1024 == 0 { progress?(reader.bytesRead, size) }

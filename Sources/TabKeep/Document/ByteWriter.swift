@@ -28,6 +28,11 @@ package struct ByteWriter {
         return buffer
     }
 
+    /// Starts over, keeping the room already allocated.
+    package mutating func removeAll() {
+        count = 0
+    }
+
     /// Makes room for `capacity` bytes in all.
     package mutating func reserveCapacity(_ capacity: Int) {
         if capacity > buffer.count {

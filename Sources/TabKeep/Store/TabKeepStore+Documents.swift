@@ -49,16 +49,38 @@ extension TabKeepStore {
         raising raises: inout VersionRaises, appending: Bool = false, encoded: [UInt8]? = nil,
         storedAs storedKey: [UInt8]? = nil
     ) throws -> [Dot] {
+        // A superseded clear's context lives on in the merged clear: keep its dot findable.
+        let keptClear = document.entries.last?.key == .cleared ? Self.clearDot(previous) : nil
+        return try saveRecords(
+            txn, key, encoded ?? document.encoded(), dots: Self.unique(document.dots),
+            replacing: previous.map { Self.unique($0.dots) } ?? [], keeping: keptClear, raising: &raises,
+            appending: appending, storedAs: storedKey)
+    }
+
+    /// ``saveDocument(_:_:_:previous:raising:appending:encoded:storedAs:)`` of a document given in
+    /// its bytes, with nothing stored for `key` before (a fresh file's import): the document and
+    /// its dots written, its versions raised.
+    func saveEncoded(
+        _ txn: borrowing Transaction, _ key: DocumentKey, _ document: EncodedDocument,
+        raising raises: inout VersionRaises, appending: Bool, storedAs storedKey: [UInt8]
+    ) throws {
+        _ = try saveRecords(
+            txn, key, document.bytes, dots: document.dots, replacing: [], keeping: nil, raising: &raises,
+            appending: appending, storedAs: storedKey)
+    }
+
+    /// Writes a document's bytes `value` and its sorted, unique dots `new` in place of the dots
+    /// `old` (but `keptClear`), raising the versions of the dots added; returns those.
+    private func saveRecords(
+        _ txn: borrowing Transaction, _ key: DocumentKey, _ value: [UInt8], dots new: [Dot],
+        replacing old: [Dot], keeping keptClear: Dot?, raising raises: inout VersionRaises, appending: Bool,
+        storedAs storedKey: [UInt8]?
+    ) throws -> [Dot] {
         let keyBytes = storedKey ?? spaces.documentKey(key)
         var bar: [UInt8] = []
         RecordSpaces.appendUTF8(key.bar.rawValue, to: &bar)
-        let new = Self.unique(document.dots)
-        let old = previous.map { Self.unique($0.dots) } ?? []
-        // A superseded clear's context lives on in the merged clear: keep its dot findable.
-        let keptClear = document.entries.last?.key == .cleared ? Self.clearDot(previous) : nil
         // The document first: its key (profile ‖ 0 ‖ d ‖ bar) sorts before its dots' (‖ o ‖), so
         // a key-ordered import appends both instead of searching the tree for the document.
-        let value = encoded ?? document.encoded()
         try Self.put(txn, documents, key: keyBytes, value: value, appending: appending)
         var dotKeys = spaces.dotKeys(key.profile)
         var added: [Dot] = []

@@ -54,7 +54,7 @@ extension TabKeepStore {
     func importByReplacingFile(
         _ newCatalogs: [(bar: BarID, catalog: Catalog)], _ maxDrift: Duration, sizeHint: Int, batch: Int,
         preparing: ReplacePreparation,
-        _ feed: (_ add: (DocumentKey, TabBarDocument) throws -> Void) throws -> Void
+        _ feed: (_ add: (DocumentKey, ImportedDocument) throws -> Void) throws -> Void
     ) throws -> ImportReport? {
         guard spaces.tagged else { return nil }
         let listening = watchers.hasSubscribers
@@ -85,7 +85,7 @@ extension TabKeepStore {
         _ current: Environment, _ replacement: Environment,
         _ newCatalogs: [(bar: BarID, catalog: Catalog)], _ maxDrift: Duration, batch: Int,
         preparing: ReplacePreparation,
-        _ feed: (_ add: (DocumentKey, TabBarDocument) throws -> Void) throws -> Void
+        _ feed: (_ add: (DocumentKey, ImportedDocument) throws -> Void) throws -> Void
     ) throws -> (progress: ReplaceProgress, revisions: ClosedRange<UInt64>?, fresh: ReplicaID) {
         for name in environment.databaseNames where name != documents.name {
             try copyRecords(current, into: replacement, try environment.database(name))
@@ -119,14 +119,21 @@ extension TabKeepStore {
         pending.reserveCapacity(min(batch, Self.replaceBatch))
         var prepareHere = preparing == .byFeed
         do {
-            try feed { key, document in
-                try Self.checkDrift(document.maxStamp, maxDrift: maxDrift)
+            try feed { key, fed in
+                try Self.checkDrift(fed.maxStamp, maxDrift: maxDrift)
                 if pending.isEmpty && preparing == .balanced { prepareHere = pipe.writerIsBehind }
                 // The stored key is built once, here (the writer would build it three times).
-                pending.append(
-                    FedDocument(
+                let item: FedDocument
+                switch fed {
+                case .decoded(let document):
+                    item = FedDocument(
                         key: key, stored: spaces.documentKey(key), document: document,
-                        prepared: prepareHere ? Self.prepared(document) : nil))
+                        prepared: prepareHere ? Self.prepared(document) : nil)
+                case .encoded(let encoded):
+                    // Already what the fresh file stores: nothing to merge or encode.
+                    item = FedDocument(key: key, stored: spaces.documentKey(key), encoded: encoded)
+                }
+                pending.append(item)
                 if pending.count >= batch {
                     try pipe.send(pending)
                     pending.removeAll(keepingCapacity: true)
@@ -172,13 +179,14 @@ extension TabKeepStore {
         _ old: borrowing Transaction, _ txn: borrowing Transaction, _ item: FedDocument,
         _ progress: inout ReplaceProgress
     ) throws {
-        let (key, stored, document) = (item.key, item.stored, item.document)
+        let (key, stored) = (item.key, item.stored)
         if let profile = progress.profile, profile != key.profile { try writeRaises(txn, &progress.raises) }
         progress.profile = key.profile
-        progress.newest = max(progress.newest, document.maxStamp)
+        progress.newest = max(progress.newest, item.maxStamp)
         switch try progress.fed.admit(key, storedAs: stored) {
         case .again:
             // Fed twice: the second merges into what the first wrote, as in one transaction.
+            let document = try item.document()
             let previous = try loadDocument(txn, key)
             var merged = previous ?? TabBarDocument()
             merged.merge(document)
@@ -191,10 +199,18 @@ extension TabKeepStore {
             }
         case .first(let passed):
             if let passed { progress.report.removed += try countRemoved(old, in: passed, log: &progress.log) }
-            let (replacement, encoded) = item.prepared ?? Self.prepared(document)
-            try saveDocument(
-                txn, key, replacement, previous: nil, raising: &progress.raises, appending: true,
-                encoded: encoded, storedAs: stored)
+            let encoded: [UInt8]
+            var replacement: TabBarDocument?
+            if let ready = item.encoded {
+                encoded = ready.bytes
+                try saveEncoded(txn, key, ready, raising: &progress.raises, appending: true, storedAs: stored)
+            } else {
+                let prepared = item.prepared ?? Self.prepared(item.decoded!)
+                (replacement, encoded) = (prepared.document, prepared.encoded)
+                try saveDocument(
+                    txn, key, prepared.document, previous: nil, raising: &progress.raises, appending: true,
+                    encoded: encoded, storedAs: stored)
+            }
             // The same bytes are the same document, decoded or not; anything else is decoded to
             // tell a change from an addition (and a corrupt document, which counts as changed).
             if try storesBytes(old, key, encoded, storedAs: stored) {
@@ -202,7 +218,9 @@ extension TabKeepStore {
                 return
             }
             let (previous, stored) = try loadReplaced(old, key)
-            if replacement == previous {
+            // An encoded document is decoded only to be compared with a stored one.
+            if previous != nil, replacement == nil { replacement = try item.document() }
+            if previous != nil && replacement == previous {
                 progress.report.unchanged += 1
             } else {
                 if stored { progress.report.changed += 1 } else { progress.report.added += 1 }
@@ -253,13 +271,35 @@ extension TabKeepStore {
     }
 }
 
-/// One fed document on its way to the writer: its stored key, and, when the feed's thread
-/// prepared it, the document merged and encoded as the fresh file stores it.
+/// One fed document on its way to the writer: its stored key, and the document — decoded (and,
+/// when the feed's thread prepared it, merged and encoded as the fresh file stores it) or
+/// already in the bytes the fresh file stores.
 private struct FedDocument: Sendable {
     let key: DocumentKey
     let stored: [UInt8]
-    let document: TabBarDocument
+    /// The document as fed decoded; nil when it came encoded.
+    let decoded: TabBarDocument?
     let prepared: (document: TabBarDocument, encoded: [UInt8])?
+    /// The document as fed encoded; nil when it came decoded.
+    let encoded: EncodedDocument?
+
+    init(key: DocumentKey, stored: [UInt8], document: TabBarDocument, prepared: (TabBarDocument, [UInt8])?) {
+        (self.key, self.stored, self.decoded, self.prepared, self.encoded) = (
+            key, stored, document, prepared, nil
+        )
+    }
+
+    init(key: DocumentKey, stored: [UInt8], encoded: EncodedDocument) {
+        (self.key, self.stored, self.decoded, self.prepared, self.encoded) = (key, stored, nil, nil, encoded)
+    }
+
+    var maxStamp: Stamp { encoded?.maxStamp ?? decoded!.maxStamp }
+
+    /// The document, decoded from its bytes when it came encoded.
+    func document() throws(DocumentDecodingError) -> TabBarDocument {
+        if let decoded { return decoded }
+        return try encoded!.decoded()
+    }
 }
 
 /// The batches of a fresh-file import, from the thread that runs the feed to the one that writes

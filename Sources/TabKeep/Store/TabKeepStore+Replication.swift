@@ -621,6 +621,24 @@ extension TabKeepStore {
         sizeHint: Int = 0, maxDrift: Duration = .seconds(300), strategy: ReplaceStrategy,
         _ feed: (_ add: (DocumentKey, TabBarDocument) throws -> Void) throws -> Void
     ) throws(TabKeepError) -> ImportReport {
+        try importFed(
+            mode: mode, catalogs: newCatalogs, dryRun: dryRun, sizeHint: sizeHint, maxDrift: maxDrift,
+            strategy: strategy
+        ) { add in
+            try withoutActuallyEscaping(add) { add in
+                try feed { key, document in try add(key, .decoded(document)) }
+            }
+        }
+    }
+
+    /// ``importDocuments(mode:catalogs:dryRun:sizeHint:maxDrift:strategy:_:)`` fed documents
+    /// decoded or already encoded (a restore's transcoded dump lines): a `replace` into a fresh
+    /// file writes an encoded one as it is; every other way decodes it first.
+    package func importFed(
+        mode: ImportMode, catalogs newCatalogs: [(bar: BarID, catalog: Catalog)] = [], dryRun: Bool = false,
+        sizeHint: Int = 0, maxDrift: Duration = .seconds(300), strategy: ReplaceStrategy,
+        _ feed: (_ add: (DocumentKey, ImportedDocument) throws -> Void) throws -> Void
+    ) throws(TabKeepError) -> ImportReport {
         do {
             if mode == .replace && !dryRun && strategy != .oneTransaction {
                 var batch = Self.replaceBatch
@@ -662,7 +680,7 @@ extension TabKeepStore {
         _ mode: ImportMode, _ newCatalogs: [(bar: BarID, catalog: Catalog)], _ dryRun: Bool,
         _ maxDrift: Duration,
         keyOrdered: Bool,
-        _ feed: (_ add: (DocumentKey, TabBarDocument) throws -> Void) throws -> Void
+        _ feed: (_ add: (DocumentKey, ImportedDocument) throws -> Void) throws -> Void
     ) throws -> ImportReport {
         struct DryRun: Error { var report: ImportReport }
         let listening = !dryRun && watchers.hasSubscribers
@@ -692,7 +710,8 @@ extension TabKeepStore {
                             report.catalogs += 1
                         }
                         var newest = Stamp.zero
-                        try feed { key, document in
+                        try feed { key, item in
+                            let document = try item.document()
                             newest = max(newest, document.maxStamp)
                             try Self.checkDrift(document.maxStamp, maxDrift: maxDrift)
                             guard mode == .replace else {
