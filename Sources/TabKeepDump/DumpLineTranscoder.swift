@@ -67,13 +67,25 @@ struct DumpLineTranscoder {
         var sorted = dots.map(\.dot)
         sorted.sort()
         for index in sorted.indices.dropFirst() where sorted[index - 1] == sorted[index] { return nil }
-        var header = ByteWriter()
-        header.reserveCapacity(4 + body.count)
-        header.byte(secondForm ? 2 : 1)
-        header.varint(UInt64(count))
-        body.written.withUnsafeBytes { header.raw($0) }
+        // The format byte and the entry count (a varint of at most three bytes: 16,384 entries at
+        // most), then the entries, in one array of the exact size.
+        let countBytes = count < 0x80 ? 1 : count < 0x4000 ? 2 : 3
+        let bytes = body.written.withUnsafeBufferPointer { entries in
+            [UInt8](unsafeUninitializedCapacity: 1 + countBytes + entries.count) { buffer, initialized in
+                buffer[0] = secondForm ? 2 : 1
+                var rest = count
+                for index in 1...countBytes {
+                    buffer[index] = UInt8(truncatingIfNeeded: rest) | (index < countBytes ? 0x80 : 0)
+                    rest >>= 7
+                }
+                if let base = entries.baseAddress, entries.count > 0 {
+                    (buffer.baseAddress! + 1 + countBytes).initialize(from: base, count: entries.count)
+                }
+                initialized = 1 + countBytes + entries.count
+            }
+        }
         let key = DocumentKey(profile: ProfileID(unchecked: profile), bar: BarID(unchecked: bar))
-        return (key, EncodedDocument(bytes: header.finish(), dots: sorted, maxStamp: newest))
+        return (key, EncodedDocument(bytes: bytes, dots: sorted, maxStamp: newest))
     }
 
     /// What one entry was, for the checks that span entries.

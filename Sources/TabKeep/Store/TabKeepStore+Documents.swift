@@ -7,14 +7,16 @@ extension TabKeepStore {
     // MARK: Documents
 
     /// Whether the bytes stored under `key` are `encoded` exactly (so they decode to the document
-    /// `encoded` came from: the encoding round-trips), read without decoding them.
+    /// `encoded` came from: the encoding round-trips), read without decoding them; nil when
+    /// nothing is stored under `key`.
     func storesBytes(
         _ txn: borrowing Transaction, _ key: DocumentKey, _ encoded: [UInt8],
         storedAs keyBytes: [UInt8]? = nil
-    ) throws -> Bool {
+    ) throws -> Bool? {
         try txn.withValue(documents, key: keyBytes ?? spaces.documentKey(key)) { bytes in
+            guard let bytes else { return nil }
             // One memcmp, not a generic element-by-element walk (8k instructions a document).
-            guard let bytes, bytes.count == encoded.count else { return false }
+            guard bytes.count == encoded.count else { return false }
             return encoded.withUnsafeBytes { mine in
                 mine.count == 0 || memcmp(mine.baseAddress!, bytes.baseAddress!, mine.count) == 0
             }

@@ -213,9 +213,15 @@ extension TabKeepStore {
             }
             // The same bytes are the same document, decoded or not; anything else is decoded to
             // tell a change from an addition (and a corrupt document, which counts as changed).
-            if try storesBytes(old, key, encoded, storedAs: stored) {
+            switch try storesBytes(old, key, encoded, storedAs: stored) {
+            case true?:
                 progress.report.unchanged += 1
                 return
+            case nil:
+                progress.report.added += 1
+                progress.log.record(key)
+                return
+            case false?: break
             }
             let (previous, stored) = try loadReplaced(old, key)
             // An encoded document is decoded only to be compared with a stored one.
