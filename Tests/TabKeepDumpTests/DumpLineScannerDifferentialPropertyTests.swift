@@ -50,16 +50,8 @@ struct DumpLineScannerDifferentialPropertyTests {
             let key = try keyOfLine(lines[index])
             var document = DumpTranscoderPropertyTests.randomDocument(&random)
             // Half the rounds without a first-format position key: the forms the fast path takes.
-            if round % 2 == 0 {
-                document = try TabBarDocument(
-                    entries: document.entries.filter {
-                        if case .position = $0.value { return false }
-                        return true
-                    })
-            }
-            var writer = DumpWriter(version: 3)
-            writer.writeDocument(key: key, document: document, catalog: nil)
-            let line = Array(writer.takeBytes().dropLast())
+            if round % 2 == 0 { document = try Self.withoutFirstFormatPositions(document) }
+            let line = Self.line(key, document)
             // A tab id or a text that needs an escape sends the line to the slow path.
             let escapes = line.contains(UInt8(ascii: "\\"))
             if round % 2 == 0 && !escapes {
@@ -77,23 +69,10 @@ struct DumpLineScannerDifferentialPropertyTests {
     func mutatedLinesReadTheSameBothWays(seed: UInt64) throws {
         let lines = try reader.dumpLines(version: 3)
         let slots = Self.documentLines(lines)
-        let alphabet = Array("{}[]:,\"\\0123456789-.eEtrufalsn xyzabcdef".utf8) + [0xC3, 0xA9, 0x00, 0x7F]
         var random = SplitMix64(seed: seed)
         for round in 0..<400 {
             let index = slots[Int(random.next() % UInt64(slots.count))]
-            var line = lines[index]
-            for _ in 0...Int(random.next() % 2) {
-                let at = Int(random.next() % UInt64(line.count))
-                switch random.next() % 5 {
-                case 0, 1: line[at] = alphabet.randomElement(using: &random)!
-                case 2: line.remove(at: at)
-                case 3: line.insert(alphabet.randomElement(using: &random)!, at: at)
-                default:
-                    let end = min(line.count, at + Int(random.next() % 12) + 1)
-                    line.insert(contentsOf: line[at..<end], at: at)
-                }
-                if line.isEmpty { line = [0x7B] }
-            }
+            let line = Self.mutated(lines[index], &random)
             _ = try compare(
                 reader.replacing(lines, at: index, with: line), name: "m\(round)",
                 "seed \(seed) round \(round): \(String(decoding: line, as: UTF8.self))")
@@ -224,6 +203,42 @@ struct DumpLineScannerDifferentialPropertyTests {
                 reader.replacing(lines, at: variant.index, with: variant.line), name: "e\(round)",
                 "line \(variant.index + 1): \(String(decoding: variant.line, as: UTF8.self))")
         }
+    }
+
+    /// `document` without its entries holding a first-format position key.
+    static func withoutFirstFormatPositions(_ document: TabBarDocument) throws -> TabBarDocument {
+        try TabBarDocument(
+            entries: document.entries.filter {
+                if case .position = $0.value { return false }
+                return true
+            })
+    }
+
+    /// The version 3 line of `document` under `key`, without its newline.
+    static func line(_ key: DocumentKey, _ document: TabBarDocument) -> [UInt8] {
+        var writer = DumpWriter(version: 3)
+        writer.writeDocument(key: key, document: document, catalog: nil)
+        return Array(writer.takeBytes().dropLast())
+    }
+
+    /// `line` with one or two random edits: a byte replaced, removed or inserted from an alphabet of
+    /// JSON's punctuation, digits, letters and odd bytes, or a run of it repeated.
+    static func mutated(_ line: [UInt8], _ random: inout SplitMix64) -> [UInt8] {
+        let alphabet = Array("{}[]:,\"\\0123456789-.eEtrufalsn xyzabcdef".utf8) + [0xC3, 0xA9, 0x00, 0x7F]
+        var line = line
+        for _ in 0...Int(random.next() % 2) {
+            let at = Int(random.next() % UInt64(line.count))
+            switch random.next() % 5 {
+            case 0, 1: line[at] = alphabet.randomElement(using: &random)!
+            case 2: line.remove(at: at)
+            case 3: line.insert(alphabet.randomElement(using: &random)!, at: at)
+            default:
+                let end = min(line.count, at + Int(random.next() % 12) + 1)
+                line.insert(contentsOf: line[at..<end], at: at)
+            }
+            if line.isEmpty { line = [0x7B] }
+        }
+        return line
     }
 
     /// The document key a dump line names.

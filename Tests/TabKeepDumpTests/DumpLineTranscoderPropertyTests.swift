@@ -102,15 +102,9 @@ struct DumpLineTranscoderPropertyTests {
             var document = DumpTranscoderPropertyTests.randomDocument(&random)
             // Most rounds without a first-format position key: the forms the fast path takes.
             if round % 4 != 0 {
-                document = try TabBarDocument(
-                    entries: document.entries.filter {
-                        if case .position = $0.value { return false }
-                        return true
-                    })
+                document = try DumpLineScannerDifferentialPropertyTests.withoutFirstFormatPositions(document)
             }
-            var writer = DumpWriter(version: 3)
-            writer.writeDocument(key: key, document: document, catalog: nil)
-            let line = Array(writer.takeBytes().dropLast())
+            let line = DumpLineScannerDifferentialPropertyTests.line(key, document)
             let context = "seed \(seed) round \(round): \(String(decoding: line, as: UTF8.self))"
             let took = Self.compare(line, context)
             let firstFormat = document.entries.contains {
@@ -134,24 +128,11 @@ struct DumpLineTranscoderPropertyTests {
     func mutatedLinesAreTakenOnlyAsTheSlowPathTakesThem(seed: UInt64) throws {
         let lines = try reader.dumpLines(version: 3)
         let slots = DumpLineScannerDifferentialPropertyTests.documentLines(lines)
-        let alphabet = Array("{}[]:,\"\\0123456789-.eEtrufalsn xyzabcdef".utf8) + [0xC3, 0xA9, 0x00, 0x7F]
         var random = SplitMix64(seed: seed)
         var taken = 0
         for round in 0..<500 {
             let index = slots[Int(random.next() % UInt64(slots.count))]
-            var line = lines[index]
-            for _ in 0...Int(random.next() % 2) {
-                let at = Int(random.next() % UInt64(line.count))
-                switch random.next() % 5 {
-                case 0, 1: line[at] = alphabet.randomElement(using: &random)!
-                case 2: line.remove(at: at)
-                case 3: line.insert(alphabet.randomElement(using: &random)!, at: at)
-                default:
-                    let end = min(line.count, at + Int(random.next() % 12) + 1)
-                    line.insert(contentsOf: line[at..<end], at: at)
-                }
-                if line.isEmpty { line = [0x7B] }
-            }
+            let line = DumpLineScannerDifferentialPropertyTests.mutated(lines[index], &random)
             let context = "seed \(seed) round \(round): \(String(decoding: line, as: UTF8.self))"
             if Self.compare(line, context) { taken += 1 }
             if round % 8 == 0 {
