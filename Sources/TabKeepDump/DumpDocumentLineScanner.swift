@@ -83,31 +83,13 @@ struct DumpDocumentLineScanner {
         return Entry(key: key, value: value, stamp: Stamp(rawValue: stamp), origin: origin, dot: dot)
     }
 
-    /// The entry kinds this path takes.
-    private enum Kind {
+    /// The entry kinds this path takes, by the byte that stands for each in the stored format.
+    private enum Kind: UInt8 {
         case position, customizable, hidden, selection, badgeText, badgeReset, badgeIncrements, cleared
     }
 
-    /// A kind's name and its closing quote (told apart by the first byte, then the fifth).
-    private mutating func kindName() -> Kind? {
-        guard let first = cursor.peek else { return nil }
-        switch first {
-        case UInt8(ascii: "p"): return literal("position\"") ? .position : nil
-        case UInt8(ascii: "c"):
-            if literal("customizable\"") { return .customizable }
-            return literal("cleared\"") ? .cleared : nil
-        case UInt8(ascii: "h"): return literal("hidden\"") ? .hidden : nil
-        case UInt8(ascii: "s"): return literal("selection\"") ? .selection : nil
-        case UInt8(ascii: "b"):
-            guard let fifth = cursor.byte(at: 5) else { return nil }
-            switch fifth {
-            case UInt8(ascii: "T"): return literal("badgeText\"") ? .badgeText : nil
-            case UInt8(ascii: "R"): return literal("badgeReset\"") ? .badgeReset : nil
-            default: return literal("badgeIncrements\"") ? .badgeIncrements : nil
-            }
-        default: return nil
-        }
-    }
+    /// A kind's name and its closing quote.
+    private mutating func kindName() -> Kind? { cursor.kindByte().flatMap(Kind.init(rawValue:)) }
 
     private mutating func value(of kind: Kind) -> Entry.Value? {
         switch kind {

@@ -24,6 +24,28 @@ struct DumpLineCursor {
     /// The byte `offset` past the next one, not consumed, when one more byte follows it; else nil.
     func byte(at offset: Int) -> UInt8? { bytes.count - index > offset + 1 ? bytes[index + offset] : nil }
 
+    /// An entry kind's name and its closing quote, as the byte that stands for the kind in the
+    /// stored format (`EntryKind`), told apart by the first letter, then the sixth; nil for
+    /// anything else.
+    mutating func kindByte() -> UInt8? {
+        switch peek {
+        case UInt8(ascii: "p"): return literal("position\"") ? 0 : nil
+        case UInt8(ascii: "c"):
+            if literal("customizable\"") { return 1 }
+            return literal("cleared\"") ? 7 : nil
+        case UInt8(ascii: "h"): return literal("hidden\"") ? 2 : nil
+        case UInt8(ascii: "s"): return literal("selection\"") ? 3 : nil
+        case UInt8(ascii: "b"):
+            guard let sixth = byte(at: 5) else { return nil }
+            switch sixth {
+            case UInt8(ascii: "T"): return literal("badgeText\"") ? 4 : nil
+            case UInt8(ascii: "R"): return literal("badgeReset\"") ? 5 : nil
+            default: return literal("badgeIncrements\"") ? 6 : nil
+            }
+        default: return nil
+        }
+    }
+
     /// Consumes `text` if the line continues with it.
     @inline(__always)
     mutating func literal(_ text: StaticString) -> Bool {

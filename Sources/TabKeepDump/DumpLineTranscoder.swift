@@ -115,7 +115,7 @@ struct DumpLineTranscoder {
         after previous: (kind: UInt8, tab: UnsafeBufferPointer<UInt8>?, replica: UInt64)?,
         kindCount: inout Int
     ) -> Read? {
-        guard cursor.literal("[\""), let kind = Self.kind(&cursor) else { return nil }
+        guard cursor.literal("[\""), let kind = cursor.kindByte() else { return nil }
         var tab: UnsafeBufferPointer<UInt8>?
         var replica: UInt64 = 0
         if kind != Self.selectionKind && kind != Self.clearKind {
@@ -168,26 +168,6 @@ struct DumpLineTranscoder {
         }
         return Read(
             kind: kind, tab: tab, replica: replica, stamp: Stamp(rawValue: stamp), secondForm: secondForm)
-    }
-
-    /// A kind's name and its closing quote, as its byte.
-    private static func kind(_ cursor: inout DumpLineCursor) -> UInt8? {
-        switch cursor.peek {
-        case UInt8(ascii: "p"): return cursor.literal("position\"") ? 0 : nil
-        case UInt8(ascii: "c"):
-            if cursor.literal("customizable\"") { return 1 }
-            return cursor.literal("cleared\"") ? 7 : nil
-        case UInt8(ascii: "h"): return cursor.literal("hidden\"") ? 2 : nil
-        case UInt8(ascii: "s"): return cursor.literal("selection\"") ? 3 : nil
-        case UInt8(ascii: "b"):
-            guard let fifth = cursor.byte(at: 5) else { return nil }
-            switch fifth {
-            case UInt8(ascii: "T"): return cursor.literal("badgeText\"") ? 4 : nil
-            case UInt8(ascii: "R"): return cursor.literal("badgeReset\"") ? 5 : nil
-            default: return cursor.literal("badgeIncrements\"") ? 6 : nil
-            }
-        default: return nil
-        }
     }
 
     /// The value of an entry of `kind`, its tag byte first, written to `body`: whether it took the

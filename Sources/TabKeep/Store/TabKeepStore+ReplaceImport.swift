@@ -127,11 +127,12 @@ extension TabKeepStore {
                 switch fed {
                 case .decoded(let document):
                     item = FedDocument(
-                        key: key, stored: spaces.documentKey(key), document: document,
+                        key: key, stored: spaces.documentKey(key), fed: fed,
                         prepared: prepareHere ? Self.prepared(document) : nil)
                 case .encoded(let encoded):
                     // Already what the fresh file stores: nothing to merge or encode.
-                    item = FedDocument(key: key, stored: spaces.documentKey(key), encoded: encoded)
+                    item = FedDocument(
+                        key: key, stored: spaces.documentKey(key), fed: .encoded(encoded), prepared: nil)
                 }
                 pending.append(item)
                 if pending.count >= batch {
@@ -182,11 +183,11 @@ extension TabKeepStore {
         let (key, stored) = (item.key, item.stored)
         if let profile = progress.profile, profile != key.profile { try writeRaises(txn, &progress.raises) }
         progress.profile = key.profile
-        progress.newest = max(progress.newest, item.maxStamp)
+        progress.newest = max(progress.newest, item.fed.maxStamp)
         switch try progress.fed.admit(key, storedAs: stored) {
         case .again:
             // Fed twice: the second merges into what the first wrote, as in one transaction.
-            let document = try item.document()
+            let document = try item.fed.document()
             let previous = try loadDocument(txn, key)
             var merged = previous ?? TabBarDocument()
             merged.merge(document)
@@ -205,7 +206,7 @@ extension TabKeepStore {
                 encoded = ready.bytes
                 try saveEncoded(txn, key, ready, raising: &progress.raises, appending: true, storedAs: stored)
             } else {
-                let prepared = item.prepared ?? Self.prepared(item.decoded!)
+                let prepared = try item.prepared ?? Self.prepared(item.fed.document())
                 (replacement, encoded) = (prepared.document, prepared.encoded)
                 try saveDocument(
                     txn, key, prepared.document, previous: nil, raising: &progress.raises, appending: true,
@@ -225,7 +226,7 @@ extension TabKeepStore {
             }
             let (previous, stored) = try loadReplaced(old, key)
             // An encoded document is decoded only to be compared with a stored one.
-            if previous != nil, replacement == nil { replacement = try item.document() }
+            if previous != nil, replacement == nil { replacement = try item.fed.document() }
             if previous != nil && replacement == previous {
                 progress.report.unchanged += 1
             } else {
@@ -283,28 +284,20 @@ extension TabKeepStore {
 private struct FedDocument: Sendable {
     let key: DocumentKey
     let stored: [UInt8]
-    /// The document as fed decoded; nil when it came encoded.
-    let decoded: TabBarDocument?
+    /// The document as fed.
+    let fed: ImportedDocument
+    /// A decoded document merged and encoded as the fresh file stores it, when the feed's thread
+    /// prepared it.
     let prepared: (document: TabBarDocument, encoded: [UInt8])?
-    /// The document as fed encoded; nil when it came decoded.
-    let encoded: EncodedDocument?
 
-    init(key: DocumentKey, stored: [UInt8], document: TabBarDocument, prepared: (TabBarDocument, [UInt8])?) {
-        (self.key, self.stored, self.decoded, self.prepared, self.encoded) = (
-            key, stored, document, prepared, nil
-        )
+    init(key: DocumentKey, stored: [UInt8], fed: ImportedDocument, prepared: (TabBarDocument, [UInt8])?) {
+        (self.key, self.stored, self.fed, self.prepared) = (key, stored, fed, prepared)
     }
 
-    init(key: DocumentKey, stored: [UInt8], encoded: EncodedDocument) {
-        (self.key, self.stored, self.decoded, self.prepared, self.encoded) = (key, stored, nil, nil, encoded)
-    }
-
-    var maxStamp: Stamp { encoded?.maxStamp ?? decoded!.maxStamp }
-
-    /// The document, decoded from its bytes when it came encoded.
-    func document() throws(DocumentDecodingError) -> TabBarDocument {
-        if let decoded { return decoded }
-        return try encoded!.decoded()
+    /// The document's bytes when it came encoded.
+    var encoded: EncodedDocument? {
+        if case .encoded(let encoded) = fed { return encoded }
+        return nil
     }
 }
 
