@@ -8,9 +8,9 @@ import Testing
 
 /// A `replace` restore builds a fresh data file in batches and renames it over the store's; its
 /// slow twin imports in one transaction. Over random stores that share history with the dump
-/// (so documents are added, changed, left unchanged and removed) and over valid, filtered,
-/// reordered, repeated and mutated dumps, both give the same summary and report or the same
-/// refusal, and leave byte-identical records but for the fresh replica id each takes; a refused
+/// (so documents are added, changed, left unchanged and removed, one of them stored spoiled in
+/// some rounds) and over valid, filtered, reordered, repeated and mutated dumps, both give the
+/// same summary and report or the same refusal, and leave byte-identical records but for the fresh replica id each takes; a refused
 /// one leaves the store as it was. Each round's batch size is small, so batches split profiles.
 @Suite("Replace restore: a fresh file against one transaction")
 struct ReplaceStrategyDifferentialPropertyTests {
@@ -173,6 +173,26 @@ struct ReplaceStrategyDifferentialPropertyTests {
             }
             let path = directory.sub("dump-\(round)")
             try Data(dump.flatMap { $0 + [0x0A] }).write(to: URL(fileURLWithPath: path))
+            if variant == 0 {
+                // A stored document the dump also holds, its bytes spoiled: the restore counts it
+                // changed (an encoded one is not decoded to tell).
+                var shared: [DocumentKey] = []
+                try source.forEachDocument { key, _ in shared.append(key) }
+                let stored = try base.environment.read { txn in
+                    try shared.filter {
+                        try txn.get(base.documentsDatabase, key: base.documentRecordKey($0)) != nil
+                    }
+                }
+                if let key = stored.randomElement(using: &random) {
+                    try base.environment.write { txn in
+                        let record = base.documentRecordKey(key)
+                        let bytes = try txn.get(base.documentsDatabase, key: record) ?? []
+                        try txn.put(
+                            base.documentsDatabase, key: record,
+                            value: DumpThreadsDifferentialPropertyTests.corruption(of: bytes, &random))
+                    }
+                }
+            }
 
             let slow = try copy(base, to: "slow-\(round)")
             let fast = try copy(base, to: "fast-\(round)")
