@@ -8,10 +8,11 @@ import Testing
     import Glibc
 #endif
 
-@Suite("Crash: a migration to schema 3 killed at random instants")
+@Suite("Crash: a migration to schema 4 killed at random instants")
 struct MigrationCrashTests {
-    static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Fixtures/schema2-store").path
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fixtures")
+    static let current = UInt64(TabKeepStore.schemaVersion)
 
     /// Every document, as canonical bytes.
     func documents(_ store: TabKeepStore) throws -> [DocumentKey: [UInt8]] {
@@ -20,15 +21,18 @@ struct MigrationCrashTests {
         return result
     }
 
-    /// The `tabkeep-stress migrate` child copies the schema-2 fixture and opens each copy for
-    /// writing, again and again, until it is killed: each kill catches some copy before, inside
-    /// or after its migration's one transaction. Every copy must then read as schema 2 or 3,
-    /// never anything else, with the fixture's documents and vectors, and migrate cleanly.
-    @Test func aKilledMigrationLeavesSchema2OrSchema3() throws {
+    /// The `tabkeep-stress migrate` child copies the schema-2 (or schema-3) fixture and opens
+    /// each copy for writing, again and again, until it is killed: each kill catches some copy
+    /// before, inside or after its migration's one transaction. Every copy must then read as the
+    /// fixture's schema or schema 4, never anything else, with the fixture's documents and
+    /// vectors, and migrate cleanly.
+    @Test(arguments: [("schema2-store", UInt64(2)), ("schema3-store", UInt64(3))])
+    func aKilledMigrationLeavesTheOldSchemaOrTheNew(fixtureName: String, old: UInt64) throws {
+        let fixture = Self.fixtures.appendingPathComponent(fixtureName).path
         let reference = TemporaryDirectory()
         let copy = reference.sub("reference")
         try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: Self.fixture + "/data.mdb", toPath: copy + "/data.mdb")
+        try FileManager.default.copyItem(atPath: fixture + "/data.mdb", toPath: copy + "/data.mdb")
         let (expectedDocuments, expectedVectors) = try {
             let old = try TabKeepStore(path: copy, options: .init(readOnly: true))
             return (try documents(old), try old.versionVectors())
@@ -39,7 +43,7 @@ struct MigrationCrashTests {
         let kills = killCount(30)
         for round in 0..<kills {
             let directory = TemporaryDirectory()
-            let child = try Child(Built.stress, ["migrate", directory.path, Self.fixture], in: directory)
+            let child = try Child(Built.stress, ["migrate", directory.path, fixture], in: directory)
             usleep(UInt32.random(in: 20_000...400_000, using: &random))
             child.kill()
             let lines = child.lines
@@ -55,7 +59,7 @@ struct MigrationCrashTests {
                 let path = directory.sub(name)
                 let schema = try Environment.peek(path: path, database: "meta", key: Array("schema".utf8))
                     .map { $0.reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
-                guard let schema, schema == 2 || schema == 3 else {
+                guard let schema, schema == old || schema == Self.current else {
                     Issue.record("round \(round): \(name) holds schema \(String(describing: schema))")
                     return
                 }
@@ -74,9 +78,10 @@ struct MigrationCrashTests {
                 #expect(try migrated.verify().problems == [], "round \(round): \(name)")
             }
         }
-        #expect(seen[3, default: 0] > 0, "no copy was ever migrated: the child did not run")
+        #expect(seen[Self.current, default: 0] > 0, "no copy was ever migrated: the child did not run")
         report(
-            "migration crash: \(kills) kills, stores found at schema 2: \(seen[2, default: 0]), at 3: "
-                + "\(seen[3, default: 0]); \(caughtOpening) kills came between opening and migrated")
+            "migration crash from schema \(old): \(kills) kills, stores found at schema \(old): "
+                + "\(seen[old, default: 0]), at \(Self.current): \(seen[Self.current, default: 0]); "
+                + "\(caughtOpening) kills came between opening and migrated")
     }
 }

@@ -91,10 +91,12 @@ struct StoreLayoutReadTests {
         let key = DocumentKey(profile: profile("p"), bar: .main)
         let good = try #require(
             try store.environment.read { txn in try txn.get(documents, key: store.documentRecordKey(key)) })
-        // A truncation, a wrong format byte and a trailing byte: each refused with the full decoder's words.
+        // A truncation, a wrong format byte and a trailing byte: each refused with the full decoder's
+        // words (its stored layout gone too: with it, a launch read would answer from it).
         for bad in [Array(good.dropLast()), [9] + good.dropFirst(), good + [0]] {
             try store.environment.write { txn in
                 try txn.put(documents, key: store.documentRecordKey(key), value: bad)
+                _ = try txn.delete(documents, key: store.layoutRecordKey(key))
             }
             let expected = try #require(throws: DocumentDecodingError.self) {
                 try TabBarDocument(decoding: bad)

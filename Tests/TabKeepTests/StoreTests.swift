@@ -222,6 +222,13 @@ struct StoreTests {
         try store.environment.write { txn in
             try txn.put(documents, key: store.documentRecordKey(key), value: [0xFF, 0x13, 0x37])
         }
+        // Its stored layout (written with it, intact) still answers a launch read; everything that
+        // reads the document reports it.
+        #expect(try store.layout(profile("b")).order.first == tab("d"))
+        #expect(throws: TabKeepError.self) { try store.document(profile("b")) }
+        #expect(
+            try store.verify().problems.contains { $0.contains(#"document "b"/"main": does not decode"#) })
+        try store.environment.write { txn in _ = try txn.delete(documents, key: store.layoutRecordKey(key)) }
         let error = #expect(throws: TabKeepError.self) { try store.layout(profile("b")) }
         guard case .corruptDocument(let reported, _) = error else {
             Issue.record("expected corruptDocument, got \(String(describing: error))")

@@ -136,7 +136,7 @@ struct CommandTests {
         for key in keys { #expect(object[key] != nil, "stat --json has \(key)") }
         #expect(
             object["profiles"] as? Int == 2 && object["documents"] as? Int == 2
-                && object["schema"] as? Int == 3)
+                && object["schema"] as? Int == TabKeepStore.schemaVersion)
         #expect((object["replica"] as? String)?.count == 16)
         #expect(try Tool.run(["stat", directory.sub("none")]).status == 1)
     }

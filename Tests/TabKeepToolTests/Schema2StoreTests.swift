@@ -7,7 +7,7 @@ import Testing
 
 /// A store written by schema 2 (main at 82f4c52), committed in Tests/Fixtures/schema2-store with
 /// what that build showed, dumped, listed and counted for it: read-only tools read it where it is,
-/// and the first writing open migrates it to schema 3 with the same content.
+/// and the first writing open migrates it to the current schema (4) with the same content.
 @Suite("Stores written by schema 2")
 struct Schema2StoreTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -75,7 +75,7 @@ struct Schema2StoreTests {
         #expect(try opened.statistics().databases.map(\.name).contains("documents"))
     }
 
-    @Test func theFirstWritingOpenMigratesToSchema3WithTheSameContent() throws {
+    @Test func theFirstWritingOpenMigratesToTheCurrentSchemaWithTheSameContent() throws {
         let directory = TemporaryDirectory()
         let store = try copy(Self.schema2, in: directory)
         let (vectors, documents): ([ProfileID: VersionVector], [DocumentKey: [UInt8]]) = try {
@@ -97,7 +97,7 @@ struct Schema2StoreTests {
                     "meta", "profiles", "catalogs", "changes",
                 ])
         }
-        #expect(try schema(store) == 3)
+        #expect(try schema(store) == TabKeepStore.schemaVersion)
         #expect(try Tool.ok(["verify", store]).hasPrefix("ok"))
         try expectTheFixturesLayouts(store, "after the migration")
         #expect(try Tool.ok(["profiles", store]) == (try expected("profiles.txt")))
@@ -128,12 +128,12 @@ struct Schema2StoreTests {
             try Tool.ok(["verify", store]).hasPrefix("ok") && (try Tool.ok(["verify", peer])).hasPrefix("ok"))
     }
 
-    @Test func aSchema1StoreMigratesStraightToSchema3() throws {
+    @Test func aSchema1StoreMigratesStraightToTheCurrentSchema() throws {
         let directory = TemporaryDirectory()
         let store = try copy(Self.fixtures.appendingPathComponent("schema1-store"), in: directory)
         #expect(try schema(store) == 1)
         _ = try TabKeepStore(path: store)
-        #expect(try schema(store) == 3)
+        #expect(try schema(store) == TabKeepStore.schemaVersion)
         #expect(try Tool.ok(["verify", store]).hasPrefix("ok"))
         let shown = try Tool.ok(["show", store, "--profile", "alice", "--json"])
         let before = try String(

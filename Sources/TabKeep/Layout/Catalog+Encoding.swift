@@ -3,7 +3,10 @@ extension Catalog {
     static let formatVersion: UInt8 = 1
 
     /// Compact, canonical binary: format byte, tabs in order, renames sorted by old id.
-    public func encoded() -> [UInt8] {
+    public func encoded() -> [UInt8] { Self.encode(tabs: tabs, renames: renames) }
+
+    /// The encoding of a catalog of `tabs` and `renames` (also what its fingerprint hashes).
+    static func encode(tabs: [Tab], renames: [TabID: TabID]) -> [UInt8] {
         var writer = ByteWriter()
         writer.byte(Catalog.formatVersion)
         writer.varint(UInt64(tabs.count))

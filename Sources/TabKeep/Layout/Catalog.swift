@@ -66,6 +66,9 @@ public struct Catalog: Hashable, Sendable {
     let catalogIndicesInIDOrder: [Int]
     /// The ids' bytes in that order, for the layout decoder.
     let idTable: CatalogIDIndex
+    /// A 64-bit hash of ``encoded()`` (FNV-1a), which a stored layout record names the catalog it
+    /// was resolved against by: a record is read only with a catalog of the same fingerprint.
+    let fingerprint: UInt64
 
     /// The most tabs a bar holds.
     public static let maxTabs = 256
@@ -94,6 +97,16 @@ public struct Catalog: Hashable, Sendable {
         self.catalogIndexOfTab = index
         self.catalogIndicesInIDOrder = tabs.indices.sorted { tabs[$0].id < tabs[$1].id }
         self.idTable = CatalogIDIndex(tabs: tabs, sorted: catalogIndicesInIDOrder)
+        self.fingerprint = Self.fingerprint(of: Self.encode(tabs: tabs, renames: renames))
+    }
+
+    /// FNV-1a (64-bit) of `bytes`: deterministic across processes and builds, unlike `Hasher`.
+    static func fingerprint(of bytes: [UInt8]) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        }
+        return hash
     }
 
     /// A catalog of `.default` tabs.

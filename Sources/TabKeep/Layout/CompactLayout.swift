@@ -62,13 +62,13 @@ struct CompactLayout: Sendable {
         }
     }
 
-    private var hiddenStart: Int { 2 * shownCount }
-    private var badgesStart: Int { hiddenStart + hiddenCount }
-    private var textsStart: Int { badgesStart + Self.badgeBytes * badgeCount }
+    var hiddenStart: Int { 2 * shownCount }
+    var badgesStart: Int { hiddenStart + hiddenCount }
+    var textsStart: Int { badgesStart + Self.badgeBytes * badgeCount }
 
     /// Calls `body` with the packed bytes.
     @inline(__always)
-    private func withPacked<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+    func withPacked<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
         if let spilled { return spilled.withUnsafeBytes(body) }
         return withUnsafeBytes(of: inline, body)
     }

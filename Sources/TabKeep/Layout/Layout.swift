@@ -30,6 +30,12 @@ public struct Layout: Hashable, Sendable {
         storage = .compact(compact)
     }
 
+    /// The packed layout this value reads from, if it was built that way (not from plain values).
+    var compact: CompactLayout? {
+        if case .compact(let layout) = storage { return layout }
+        return nil
+    }
+
     /// Shown tabs (in the catalog, not hidden), in order.
     public var order: [TabID] {
         get { read({ $0.order }, { $0.order }) }

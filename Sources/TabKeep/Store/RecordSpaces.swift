@@ -47,8 +47,23 @@ struct RecordSpaces: Sendable {
         return bytes
     }
 
+    /// The key of `key`'s stored layout (schema 4's tagged tree only).
+    func layoutKey(_ key: DocumentKey) -> [UInt8] {
+        var bytes = prefix(Records.Tag.layout, key.profile, reserving: key.bar.rawValue.utf8.count)
+        Self.appendUTF8(key.bar.rawValue, to: &bytes)
+        return bytes
+    }
+
     /// Calls `body` with the key of `key`'s document, built on the stack.
     func withDocumentKey<R>(_ key: DocumentKey, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try withKey(key, Records.Tag.document, body)
+    }
+
+    /// Calls `body` with the key of `key`'s record tagged `tag` (a document or its layout), built
+    /// on the stack; untagged, the document key of the old layout.
+    func withKey<R>(_ key: DocumentKey, _ tag: UInt8, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows
+        -> R
+    {
         guard tagged else { return try key.withBytes(body) }
         var profile = key.profile.rawValue
         var bar = key.bar.rawValue
@@ -57,7 +72,7 @@ struct RecordSpaces: Sendable {
         return try withUnsafeTemporaryAllocation(byteCount: count, alignment: 1) { buffer in
             profile.withUTF8 { buffer.copyMemory(from: UnsafeRawBufferPointer($0)) }
             buffer[profileCount] = 0
-            buffer[profileCount + 1] = Records.Tag.document
+            buffer[profileCount + 1] = tag
             bar.withUTF8 {
                 UnsafeMutableRawBufferPointer(rebasing: buffer[(profileCount + 2)...])
                     .copyMemory(from: UnsafeRawBufferPointer($0))
@@ -85,16 +100,19 @@ struct RecordSpaces: Sendable {
         return key
     }
 
-    /// The document key of a document record's key.
-    func documentKey(from key: some Collection<UInt8>) throws -> DocumentKey {
+    /// The document key of a document record's key (or, with `tag` ``Records/Tag/layout``, of a
+    /// layout record's).
+    func documentKey(from key: some Collection<UInt8>, tag: UInt8 = Records.Tag.document) throws
+        -> DocumentKey
+    {
         guard tagged else { return try DocumentKey(bytes: key) }
         var bytes = Array(key)
         guard let separator = bytes.firstIndex(of: 0), separator + 1 < bytes.count,
-            bytes[separator + 1] == Records.Tag.document
+            bytes[separator + 1] == tag
         else {
             throw IdentifierError(
                 field: "profile", value: String(decoding: bytes, as: UTF8.self),
-                rule: "document key must be profile‖0x00‖d‖bar")
+                rule: "the key must be profile‖0x00‖\(Character(Unicode.Scalar(tag)))‖bar")
         }
         bytes.remove(at: separator + 1)
         return try DocumentKey(bytes: bytes)

@@ -1,10 +1,16 @@
 /// How the store lays its records out in LMDB (DESIGN.md §4).
 ///
 /// Schema 3 keeps each profile's records together in one tree, `profiles`, keyed profile ‖ 0x00 ‖
-/// tag: `d` + bar → the document, `o` + replica (8 BE) + sequence (8 BE) → the bar holding that
+/// tag: `d` + bar → the document, `l` + bar → the document's layout as resolved against the bar's
+/// registered catalog when it was written (schema 4; see `StoredLayout`), `o` + replica (8 BE) +
+/// sequence (8 BE) → the bar holding that
 /// dot, `v` + replica (8 BE) → the profile's version-vector entry. An edit writes one leaf of that
 /// tree and the change log, and nothing in `meta`: the clock rides in each change-log record
 /// (clock (8 BE) ‖ document key) and the revision is the log's last key.
+///
+/// Schema 4 is schema 3 with layout records: a schema-3 store has none, so a writing open only
+/// raises its schema (an older build, which would write documents without keeping their layout
+/// records, refuses a schema-4 store).
 ///
 /// Schemas 1 and 2 kept documents, dots and versions in three databases (`documents`, `dots`,
 /// `versions`); a writing open migrates them, a read-only open reads them where they are.
@@ -27,12 +33,15 @@ enum Records {
     /// Room for every database either layout names, so both configurations share an environment.
     static let maxDatabases = 8
 
-    /// The schema this version writes and reads (1 and 2 are migrated by a writing open).
-    static let schemaVersion = 3
+    /// The schema this version writes and reads (1, 2 and 3 are migrated by a writing open).
+    static let schemaVersion = 4
+    /// The first schema with one tagged tree (`profiles`); older ones open with the old databases.
+    static let firstTaggedSchema = 3
 
     /// The tag after profile ‖ 0x00 of each kind of record in `profiles`.
     enum Tag {
         static let document: UInt8 = 0x64  // "d"
+        static let layout: UInt8 = 0x6C  // "l"
         static let dot: UInt8 = 0x6F  // "o"
         static let version: UInt8 = 0x76  // "v"
     }

@@ -44,19 +44,31 @@ extension TabKeepStore {
     /// key order. With `appending` (a bulk load into emptied `dots` and `documents`, in key
     /// order), each key is first tried with `MDB_APPEND`, which skips the tree search; a key
     /// that is not past the last one (two bars of one profile) falls back to a plain put.
+    ///
+    /// `layouts` says what becomes of the document's stored layout record (``LayoutUpkeep``).
     @discardableResult
     func saveDocument(
         _ txn: borrowing Transaction, _ key: DocumentKey, _ document: TabBarDocument,
         previous: TabBarDocument?,
         raising raises: inout VersionRaises, appending: Bool = false, encoded: [UInt8]? = nil,
-        storedAs storedKey: [UInt8]? = nil
+        storedAs storedKey: [UInt8]? = nil, layouts: LayoutUpkeep = .resolve
     ) throws -> [Dot] {
         // A superseded clear's context lives on in the merged clear: keep its dot findable.
         let keptClear = document.entries.last?.key == .cleared ? Self.clearDot(previous) : nil
         return try saveRecords(
             txn, key, encoded ?? document.encoded(), dots: Self.unique(document.dots),
             replacing: previous.map { Self.unique($0.dots) } ?? [], keeping: keptClear, raising: &raises,
-            appending: appending, storedAs: storedKey)
+            appending: appending, storedAs: storedKey, layouts: layouts)
+    }
+
+    /// What a write of a document does with its stored layout record (`l` ‖ bar, ``CompactLayout``'s
+    /// stored form): a record that is present is always its document's layout.
+    enum LayoutUpkeep {
+        /// Resolve the document against the bar's registered catalog and store that layout; with no
+        /// registered catalog (or one with renames, whose layouts are not stored), delete the record.
+        case resolve
+        /// Nothing: no record can be there (a replace restore's fresh file, which stores none).
+        case none
     }
 
     /// ``saveDocument(_:_:_:previous:raising:appending:encoded:storedAs:)`` of a document given in
@@ -68,7 +80,7 @@ extension TabKeepStore {
     ) throws {
         _ = try saveRecords(
             txn, key, document.bytes, dots: document.dots, replacing: [], keeping: nil, raising: &raises,
-            appending: appending, storedAs: storedKey)
+            appending: appending, storedAs: storedKey, layouts: .none)
     }
 
     /// Writes a document's bytes `value` and its sorted, unique dots `new` in place of the dots
@@ -76,7 +88,7 @@ extension TabKeepStore {
     private func saveRecords(
         _ txn: borrowing Transaction, _ key: DocumentKey, _ value: [UInt8], dots new: [Dot],
         replacing old: [Dot], keeping keptClear: Dot?, raising raises: inout VersionRaises, appending: Bool,
-        storedAs storedKey: [UInt8]?
+        storedAs storedKey: [UInt8]?, layouts: LayoutUpkeep
     ) throws -> [Dot] {
         let keyBytes = storedKey ?? spaces.documentKey(key)
         var bar: [UInt8] = []
@@ -84,6 +96,16 @@ extension TabKeepStore {
         // The document first: its key (profile ‖ 0 ‖ d ‖ bar) sorts before its dots' (‖ o ‖), so
         // a key-ordered import appends both instead of searching the tree for the document.
         try Self.put(txn, documents, key: keyBytes, value: value, appending: appending)
+        // Its layout (profile ‖ 0 ‖ l ‖ bar) sorts between the document and the dots.
+        switch layouts {
+        case .none: break
+        case .resolve:
+            if let record = try storedLayout(txn, key.bar, of: value) {
+                try Self.put(txn, documents, key: spaces.layoutKey(key), value: record, appending: appending)
+            } else {
+                _ = try txn.delete(documents, key: spaces.layoutKey(key))
+            }
+        }
         var dotKeys = spaces.dotKeys(key.profile)
         var added: [Dot] = []
         added.reserveCapacity(new.count)
@@ -110,6 +132,23 @@ extension TabKeepStore {
         }
         if let last = added.last { raises.raise(key.profile, last.replica, to: last.sequence) }
         return added
+    }
+
+    /// The stored layout record of the document `bytes` in `bar`, resolved against the bar's
+    /// registered catalog; nil when there is none (or it has renames, or does not decode).
+    func storedLayout(_ txn: borrowing Transaction, _ bar: BarID, of bytes: [UInt8]) throws -> [UInt8]? {
+        let catalog: Catalog
+        do {
+            catalog = try registeredCatalog(txn, bar: bar)
+        } catch TabKeepError.noCatalog, TabKeepError.corruptCatalog {
+            return nil
+        }
+        guard catalog.renames.isEmpty else { return nil }
+        let layout = try? bytes.withUnsafeBufferPointer {
+            buffer throws(DocumentDecodingError) -> Layout in
+            try LayoutDecoder.layout(decoding: buffer, catalog: catalog)
+        }
+        return layout?.compact?.storedRecord(fingerprint: catalog.fingerprint)
     }
 
     /// A put, tried first with `MDB_APPEND` when `appending`.
@@ -174,22 +213,38 @@ extension TabKeepStore {
     // MARK: Reads
 
     /// The layout of `profile`'s `bar` as the user sees it, resolved against `catalog` (or the
-    /// catalog registered for the bar). One LMDB get and a layout-only decode (`LayoutDecoder`,
-    /// which refuses exactly what the full decoder refuses); the registered catalog is decoded once
-    /// and reused while its record's bytes stay the same. A profile never seen has the catalog's
-    /// default layout.
+    /// catalog registered for the bar). The layout the last write of the document stored, when it
+    /// was resolved against this catalog (one LMDB get, no decoding); else one get and a
+    /// layout-only decode (`LayoutDecoder`, which refuses exactly what the full decoder refuses).
+    /// The registered catalog is decoded once and reused while its record's bytes stay the same.
+    /// A profile never seen has the catalog's default layout.
     public func layout(_ profile: ProfileID, bar: BarID = .main, catalog: Catalog? = nil) throws(TabKeepError)
         -> Layout
     {
         let key = DocumentKey(profile: profile, bar: bar)
         return try read { txn in
             let resolvedCatalog = try catalog ?? registeredCatalog(txn, bar: bar)
+            if let stored = try storedLayout(txn, key, catalog: resolvedCatalog) {
+                return Layout(compact: stored)
+            }
             return try spaces.withDocumentKey(key) { keyBytes in
                 try txn.withValue(documents, rawKey: keyBytes) { bytes throws(TabKeepError) -> Layout in
                     guard let bytes else { return TabBarDocument().layout(catalog: resolvedCatalog) }
                     return try LayoutDecoder.layout(
                         storedBytes: bytes, key: key, catalog: resolvedCatalog)
                 }
+            }
+        }
+    }
+
+    /// The layout stored beside `key`'s document, if it was resolved against `catalog` and reads well.
+    private func storedLayout(_ txn: borrowing Transaction, _ key: DocumentKey, catalog: Catalog) throws
+        -> CompactLayout?
+    {
+        guard spaces.tagged else { return nil }
+        return try spaces.withKey(key, Records.Tag.layout) { keyBytes in
+            try txn.withValue(documents, rawKey: keyBytes) { bytes in
+                bytes.flatMap { CompactLayout(storedRecord: $0, catalog: catalog) }
             }
         }
     }

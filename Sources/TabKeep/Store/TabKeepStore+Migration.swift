@@ -1,6 +1,6 @@
 import LMDBKit
 
-/// Schemas 1 and 2 → 3, in place, on the first writing open of an older store.
+/// Schemas 1 and 2 → 3 → 4, in place, on the first writing open of an older store.
 extension TabKeepStore {
     /// Migrates a schema-1 or schema-2 store to schema 3 in one write transaction, so a crash at
     /// any instant leaves the old schema or the new one, never a mix: LMDB commits the transaction
@@ -23,6 +23,25 @@ extension TabKeepStore {
                 }
                 guard schema == 2 else { return }
                 try migrate2to3(txn, meta: meta, changeLog: changeLog, from: old, to: new)
+                try txn.put(
+                    meta, key: Records.MetaKey.schema, value: Records.bigEndian(UInt64(Records.schemaVersion))
+                )
+            }
+        } catch {
+            throw TabKeepError.wrap(error)
+        }
+    }
+
+    /// Schema 3 → 4: the records stay as they are (a schema-3 store holds no layout records, and
+    /// a document without one is read by decoding it); only `meta`'s schema is raised, in one write
+    /// transaction that reads it again first (another process may have raised it meanwhile).
+    static func raiseSchema(_ env: Environment, meta: Database) throws(TabKeepError) {
+        do {
+            try env.write { txn in
+                let schema = try txn.get(meta, key: Records.MetaKey.schema).flatMap(Records.uint64)
+                guard let schema, schema >= UInt64(Records.firstTaggedSchema),
+                    schema < UInt64(Records.schemaVersion)
+                else { return }
                 try txn.put(
                     meta, key: Records.MetaKey.schema, value: Records.bigEndian(UInt64(Records.schemaVersion))
                 )

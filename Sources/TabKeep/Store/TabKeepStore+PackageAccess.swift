@@ -33,6 +33,9 @@ extension TabKeepStore {
     /// The key of `key`'s document record.
     package func documentRecordKey(_ key: DocumentKey) -> [UInt8] { spaces.documentKey(key) }
 
+    /// The key of `key`'s stored layout record (schema 4; in `documentsDatabase`).
+    package func layoutRecordKey(_ key: DocumentKey) -> [UInt8] { spaces.layoutKey(key) }
+
     /// The prefix of every dot record of `profile` (what follows: replica (8 BE) ‖ sequence (8 BE)).
     package func dotRecordPrefix(_ profile: ProfileID) -> [UInt8] { spaces.dotPrefix(profile) }
 

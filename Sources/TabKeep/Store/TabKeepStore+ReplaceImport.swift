@@ -195,7 +195,8 @@ extension TabKeepStore {
                 progress.report.unchanged += 1
             } else {
                 progress.report.changed += 1
-                try saveDocument(txn, key, merged, previous: previous, raising: &progress.raises)
+                try saveDocument(
+                    txn, key, merged, previous: previous, raising: &progress.raises, layouts: .none)
                 progress.log.record(key)
             }
         case .first(let passed):
@@ -210,7 +211,7 @@ extension TabKeepStore {
                 (replacement, encoded) = (prepared.document, prepared.encoded)
                 try saveDocument(
                     txn, key, prepared.document, previous: nil, raising: &progress.raises, appending: true,
-                    encoded: encoded, storedAs: stored)
+                    encoded: encoded, storedAs: stored, layouts: .none)
             }
             // The same bytes are the same document, decoded or not; anything else is decoded to
             // tell a change from an addition (and a corrupt document, which counts as changed).

@@ -811,7 +811,9 @@ extension TabKeepStore {
             }
             for key in batch {
                 try txn.delete(documents, key: key)
-                log.record(try spaces.documentKey(from: key))
+                let documentKey = try spaces.documentKey(from: key)
+                _ = try txn.delete(documents, key: spaces.layoutKey(documentKey))
+                log.record(documentKey)
             }
             removed += batch.count
             guard !reachedEnd, let lastVisited else { return removed }

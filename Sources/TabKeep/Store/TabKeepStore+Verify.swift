@@ -29,9 +29,11 @@ extension TabKeepStore {
     /// does not hold. It writes nothing, not even to repair. A store changed only through this API
     /// and the tool always verifies clean.
     ///
-    /// - `meta`: schema 3 (2 in a read-only open of a schema-2 store), a nonzero replica id (the open one), a clock, a creation time, and a
+    /// - `meta`: schema 4 (2 or 3 in a read-only open of a schema-2 or schema-3 store), a nonzero replica id (the open one), a clock, a creation time, and a
     ///   well-formed identity history and change-log revision.
-    /// - `profiles` (schema 3): every key is profile ‖ 0x00 ‖ a tag (`d`, `o` or `v`) ‖ the rest.
+    /// - `profiles` (schema 3 and 4): every key is profile ‖ 0x00 ‖ a tag (`d`, `l`, `o` or `v`) ‖
+    ///   the rest; every stored layout (`l`) has its document, and where it names the bar's
+    ///   registered catalog, it is that document's layout with that catalog.
     /// - documents: every key is profile ‖ 0x00 ‖ (d) ‖ bar, every value decodes and holds the
     ///   document invariants (tombstones exactly where the clear covers).
     /// - `dots`: every dot of every document has a row under the document's profile naming its bar;
@@ -51,7 +53,7 @@ extension TabKeepStore {
 
         if let schema = try txn.get(meta, key: Records.MetaKey.schema).flatMap(Records.uint64), schema == 1 {
             problem(
-                "schema 1 (the first release's layout, not yet migrated): open the store for writing once (an app, or tabkeep set) to migrate it to schema 3"
+                "schema 1 (the first release's layout, not yet migrated): open the store for writing once (an app, or tabkeep set) to migrate it to schema \(Records.schemaVersion)"
             )
             return report
         }
@@ -70,9 +72,11 @@ extension TabKeepStore {
                 continue
             }
             // A read-only open reads a schema-2 store where it is (a writing open migrates it).
-            let expected = spaces.tagged ? UInt64(Records.schemaVersion) : 2
-            if name == "schema" && value != expected {
-                problem("meta: schema \(value), not \(expected)")
+            // A read-only open reads a schema-3 store where it is too (it only lacks layout records).
+            let expected: ClosedRange<UInt64> =
+                spaces.tagged ? UInt64(Records.firstTaggedSchema)...UInt64(Records.schemaVersion) : 2...2
+            if name == "schema" && !expected.contains(value) {
+                problem("meta: schema \(value), not \(Records.schemaVersion)")
             }
             if name == "replica" && value == 0 { problem("meta: replica id is 0") }
             // Another process may have given the store a fresh id (a replace restore): not damage.
@@ -94,12 +98,12 @@ extension TabKeepStore {
 
         // profiles: every key is profile ‖ 0x00 ‖ a known tag ‖ the rest
         if spaces.tagged {
-            let known = [Records.Tag.document, Records.Tag.dot, Records.Tag.version]
+            let known = [Records.Tag.document, Records.Tag.layout, Records.Tag.dot, Records.Tag.version]
             try txn.forEach(documents) { key, _ in
                 guard let separator = key.firstIndex(of: 0), separator > 0, separator + 1 < key.count,
                     known.contains(key[separator + 1])
                 else {
-                    problem("profiles: a \(key.count)-byte key that is not profile‖0‖d, o or v‖…")
+                    problem("profiles: a \(key.count)-byte key that is not profile‖0‖d, l, o or v‖…")
                     return true
                 }
                 return true
@@ -161,6 +165,38 @@ extension TabKeepStore {
                 }
             }
             return true
+        }
+
+        // stored layouts: each beside its document, and its layout where its catalog is the one registered
+        if spaces.tagged {
+            try spaces.forEach(txn, Records.Tag.layout) { keyBytes, value in
+                let key: DocumentKey
+                do {
+                    key = try spaces.documentKey(from: keyBytes, tag: Records.Tag.layout)
+                } catch {
+                    problem("profiles: a layout key that is not profile‖0‖l‖bar: \(error)")
+                    return true
+                }
+                let record = Array(value)
+                let place = "the stored layout of \(name(key))"
+                guard record.count >= CompactLayout.storedHeader, record[0] == CompactLayout.storedFormat
+                else {
+                    problem("\(place): not a layout record of format \(CompactLayout.storedFormat)")
+                    return true
+                }
+                guard let document = try txn.get(documents, key: spaces.documentKey(key)) else {
+                    problem("\(place): there is no such document")
+                    return true
+                }
+                let registered = try? registeredCatalog(txn, bar: key.bar)
+                let fingerprint = record[1..<9].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+                // A record resolved against another catalog than the registered one is not read.
+                guard let registered, registered.fingerprint == fingerprint else { return true }
+                if try storedLayout(txn, key.bar, of: document) != record {
+                    problem("\(place): is not the layout of the document with the registered catalog")
+                }
+                return true
+            }
         }
 
         // dots rows that no document holds

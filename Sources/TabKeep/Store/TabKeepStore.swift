@@ -171,7 +171,7 @@ public final class TabKeepStore: Sendable {
                     }
                     do throws(TabKeepError) {
                         try Self.checkSchema(schema)
-                        if !legacy, let number = Records.uint64(schema), number < Records.schemaVersion {
+                        if !legacy, let number = Records.uint64(schema), number < Records.firstTaggedSchema {
                             legacy = true
                             return false
                         }
@@ -230,7 +230,11 @@ public final class TabKeepStore: Sendable {
         if !options.readOnly {
             try applyFileProtection(options.fileProtection, path: environment.path)
             // Both read their records again inside their write transaction before acting on them.
-            if let migrating { try Self.migrate(environment, meta: meta, from: migrating, to: spaces) }
+            if let migrating {
+                try Self.migrate(environment, meta: meta, from: migrating, to: spaces)
+            } else if opened.schema < UInt64(Records.schemaVersion) {
+                try Self.raiseSchema(environment, meta: meta)
+            }
             if opened.isCopy { try takeFreshIdentityIfCopy() }
         }
     }

@@ -10,9 +10,10 @@ enum VerifyCommand {
             Runs TabKeepStore.verify() in one snapshot: every document decodes and holds its
             invariants; every dot of every document has a `dots` row under its profile naming its bar,
             and every row names a document holding that dot (or, for a clear that lost to another, a
-            document with a clear); no dot is past its profile's vector (`versions`); `meta` is sane
-            (schema 2, replica id, clock); every registered catalog decodes. Writes nothing. Lists
-            each problem; exit 1 if there is any.
+            document with a clear); no dot is past its profile's vector (`versions`); every stored
+            layout has its document and, where it names the registered catalog, is that document's
+            layout; `meta` is sane (schema, replica id, clock); every registered catalog decodes.
+            Writes nothing. Lists each problem; exit 1 if there is any.
 
             Example:
               tabkeep verify ~/stores/app
