@@ -1,4 +1,5 @@
 import Foundation
+import TabKeep
 import TabKeepTestSupport
 import Testing
 
@@ -39,7 +40,10 @@ struct DumpRestoreTests {
         let headerA = try #require(first.split(separator: "\n").first)
         let headerB = try #require(second.split(separator: "\n").first)
         #expect(headerA != headerB, "a restored store keeps its own replica id")
-        #expect(headerA.hasPrefix("{\"format\":\"tabkeep-dump\",\"version\":3,\"schema\":3,\"replica\":"))
+        #expect(
+            headerA.hasPrefix(
+                "{\"format\":\"tabkeep-dump\",\"version\":3,\"schema\":\(TabKeepStore.schemaVersion),\"replica\":"
+            ))
         #expect(try Tool.ok(["verify", directory.sub("b")]).hasPrefix("ok"))
         for profile in ["p0", "p3", "p5"] {
             #expect(

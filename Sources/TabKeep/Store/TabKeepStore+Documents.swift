@@ -67,7 +67,8 @@ extension TabKeepStore {
         /// Resolve the document against the bar's registered catalog and store that layout; with no
         /// registered catalog (or one with renames, whose layouts are not stored), delete the record.
         case resolve
-        /// Nothing: no record can be there (a replace restore's fresh file, which stores none).
+        /// Nothing: no record can be there (a replace restore stores none: into a fresh file, or in
+        /// one transaction after deleting every one).
         case none
     }
 

@@ -699,6 +699,9 @@ extension TabKeepStore {
                             // passes them, so each fed one is compared with what was stored.
                             try spaces.removeAll(txn, Records.Tag.dot)
                             try spaces.removeAll(txn, Records.Tag.version)
+                            // A replace stores no layouts (as into a fresh file): its documents are
+                            // read by decoding until their next write.
+                            try spaces.removeAll(txn, Records.Tag.layout)
                             if !dryRun {
                                 fresh = try takeFreshIdentity(txn)
                                 writer = ReplicaWriteState(id: fresh!, clock: writer.clock)
@@ -737,7 +740,9 @@ extension TabKeepStore {
                                     report.unchanged += 1
                                 } else {
                                     report.changed += 1
-                                    try saveDocument(txn, key, merged, previous: previous, raising: &raises)
+                                    try saveDocument(
+                                        txn, key, merged, previous: previous, raising: &raises, layouts: .none
+                                    )
                                     log.record(key)
                                 }
                             case .first(let passed):
@@ -752,7 +757,7 @@ extension TabKeepStore {
                                 // In key order, most keys go past the last one (see `saveDocument`).
                                 try saveDocument(
                                     txn, key, replacement, previous: nil, raising: &raises,
-                                    appending: keyOrdered)
+                                    appending: keyOrdered, layouts: .none)
                                 if replacement == previous {
                                     report.unchanged += 1
                                 } else {
