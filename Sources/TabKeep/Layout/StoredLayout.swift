@@ -39,23 +39,31 @@ extension CompactLayout {
         }
     }
 
-    /// This layout as a stored record naming the catalog of `fingerprint`.
+    /// This layout as a stored record naming the catalog of `fingerprint`, written in one array
+    /// of the exact size (an edit makes one).
     func storedRecord(fingerprint: UInt64) -> [UInt8] {
         let packedCount = packedCount
-        var record: [UInt8] = []
-        record.reserveCapacity(Self.storedHeader + packedCount)
-        record.append(Self.storedFormat)
-        withUnsafeBytes(of: fingerprint.littleEndian) { record.append(contentsOf: $0) }
-        for count in [shownCount, hiddenCount, badgeCount, textCount] {
-            withUnsafeBytes(of: UInt16(count).littleEndian) { record.append(contentsOf: $0) }
-        }
+        let selected: (UInt8, UInt8)
         switch selection {
-        case .none: record.append(contentsOf: [0, 0])
-        case .more: record.append(contentsOf: [1, 0])
-        case .tab(let tab): record.append(contentsOf: [2, UInt8(tabs.firstIndex(of: tab)!)])
+        case .none: selected = (0, 0)
+        case .more: selected = (1, 0)
+        case .tab(let tab): selected = (2, UInt8(tabs.firstIndex(of: tab)!))
         }
-        withPacked { record.append(contentsOf: $0[..<packedCount]) }
-        return record
+        return [UInt8](unsafeUninitializedCapacity: Self.storedHeader + packedCount) { buffer, made in
+            let raw = UnsafeMutableRawBufferPointer(buffer)
+            raw.storeBytes(of: Self.storedFormat, toByteOffset: 0, as: UInt8.self)
+            raw.storeBytes(of: fingerprint.littleEndian, toByteOffset: 1, as: UInt64.self)
+            for (at, count) in [shownCount, hiddenCount, badgeCount, textCount].enumerated() {
+                raw.storeBytes(of: UInt16(count).littleEndian, toByteOffset: 9 + 2 * at, as: UInt16.self)
+            }
+            raw.storeBytes(of: selected.0, toByteOffset: 17, as: UInt8.self)
+            raw.storeBytes(of: selected.1, toByteOffset: 18, as: UInt8.self)
+            withPacked { packed in
+                UnsafeMutableRawBufferPointer(rebasing: raw[Self.storedHeader...])
+                    .copyMemory(from: UnsafeRawBufferPointer(rebasing: packed[..<packedCount]))
+            }
+            made = Self.storedHeader + packedCount
+        }
     }
 
     /// The layout a stored record holds, if it was resolved against `catalog` and is well formed.
