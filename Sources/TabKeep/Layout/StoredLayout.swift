@@ -8,7 +8,7 @@
 ///
 /// | bytes | what |
 /// |---|---|
-/// | 1 | format, ``format`` (a change to how layouts resolve takes a new one) |
+/// | 1 | format, ``storedFormat`` (a change to how layouts resolve takes a new one) |
 /// | 8 | the catalog's fingerprint, little-endian |
 /// | 2 × 4 | shown, hidden, badge and text counts, little-endian |
 /// | 2 | the selection: 0 none, 1 More, 2 a tab; then that tab's catalog index (else 0) |
@@ -29,6 +29,11 @@ extension CompactLayout {
     static let storedFormat: UInt8 = 1
     /// The bytes before the packed ones.
     static let storedHeader = 19
+
+    /// The catalog fingerprint a record of at least ``storedHeader`` bytes names.
+    static func storedFingerprint(_ record: UnsafeRawBufferPointer) -> UInt64 {
+        UInt64(littleEndian: record.loadUnaligned(fromByteOffset: 1, as: UInt64.self))
+    }
 
     /// The number of packed bytes.
     var packedCount: Int {
@@ -53,9 +58,10 @@ extension CompactLayout {
             let raw = UnsafeMutableRawBufferPointer(buffer)
             raw.storeBytes(of: Self.storedFormat, toByteOffset: 0, as: UInt8.self)
             raw.storeBytes(of: fingerprint.littleEndian, toByteOffset: 1, as: UInt64.self)
-            for (at, count) in [shownCount, hiddenCount, badgeCount, textCount].enumerated() {
-                raw.storeBytes(of: UInt16(count).littleEndian, toByteOffset: 9 + 2 * at, as: UInt16.self)
-            }
+            raw.storeBytes(of: UInt16(shownCount).littleEndian, toByteOffset: 9, as: UInt16.self)
+            raw.storeBytes(of: UInt16(hiddenCount).littleEndian, toByteOffset: 11, as: UInt16.self)
+            raw.storeBytes(of: UInt16(badgeCount).littleEndian, toByteOffset: 13, as: UInt16.self)
+            raw.storeBytes(of: UInt16(textCount).littleEndian, toByteOffset: 15, as: UInt16.self)
             raw.storeBytes(of: selected.0, toByteOffset: 17, as: UInt8.self)
             raw.storeBytes(of: selected.1, toByteOffset: 18, as: UInt8.self)
             withPacked { packed in
@@ -70,8 +76,7 @@ extension CompactLayout {
     init?(storedRecord record: UnsafeRawBufferPointer, catalog: Catalog) {
         let header = Self.storedHeader
         guard record.count >= header, record[0] == Self.storedFormat,
-            UInt64(littleEndian: record.loadUnaligned(fromByteOffset: 1, as: UInt64.self))
-                == catalog.fingerprint
+            Self.storedFingerprint(record) == catalog.fingerprint
         else { return nil }
         func count(_ at: Int) -> Int {
             Int(UInt16(littleEndian: record.loadUnaligned(fromByteOffset: 9 + 2 * at, as: UInt16.self)))

@@ -72,7 +72,7 @@ extension TabKeepStore {
         case none
     }
 
-    /// ``saveDocument(_:_:_:previous:raising:appending:encoded:storedAs:)`` of a document given in
+    /// ``saveDocument(_:_:_:previous:raising:appending:encoded:storedAs:layouts:)`` of a document given in
     /// its bytes, with nothing stored for `key` before (a fresh file's import): the document and
     /// its dots written, its versions raised.
     func saveEncoded(
@@ -101,7 +101,7 @@ extension TabKeepStore {
         switch layouts {
         case .none: break
         case .resolve:
-            if let record = try storedLayout(txn, key.bar, of: value) {
+            if let record = try layoutRecord(txn, key.bar, of: value) {
                 try Self.put(txn, documents, key: spaces.layoutKey(key), value: record, appending: appending)
             } else {
                 _ = try txn.delete(documents, key: spaces.layoutKey(key))
@@ -137,7 +137,7 @@ extension TabKeepStore {
 
     /// The stored layout record of the document `bytes` in `bar`, resolved against the bar's
     /// registered catalog; nil when there is none (or it has renames, or does not decode).
-    func storedLayout(_ txn: borrowing Transaction, _ bar: BarID, of bytes: [UInt8]) throws -> [UInt8]? {
+    func layoutRecord(_ txn: borrowing Transaction, _ bar: BarID, of bytes: [UInt8]) throws -> [UInt8]? {
         let catalog: Catalog
         do {
             catalog = try registeredCatalog(txn, bar: bar)
@@ -242,7 +242,8 @@ extension TabKeepStore {
     private func storedLayout(_ txn: borrowing Transaction, _ key: DocumentKey, catalog: Catalog) throws
         -> CompactLayout?
     {
-        guard spaces.tagged else { return nil }
+        // No layout resolved against a catalog with renames is stored: no get for one.
+        guard spaces.tagged, catalog.renames.isEmpty else { return nil }
         return try spaces.withKey(key, Records.Tag.layout) { keyBytes in
             try txn.withValue(documents, rawKey: keyBytes) { bytes in
                 bytes.flatMap { CompactLayout(storedRecord: $0, catalog: catalog) }

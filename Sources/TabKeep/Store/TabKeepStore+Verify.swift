@@ -189,10 +189,10 @@ extension TabKeepStore {
                     return true
                 }
                 let registered = try? registeredCatalog(txn, bar: key.bar)
-                let fingerprint = record[1..<9].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+                let fingerprint = record.withUnsafeBytes { CompactLayout.storedFingerprint($0) }
                 // A record resolved against another catalog than the registered one is not read.
                 guard let registered, registered.fingerprint == fingerprint else { return true }
-                if try storedLayout(txn, key.bar, of: document) != record {
+                if try layoutRecord(txn, key.bar, of: document) != record {
                     problem("\(place): is not the layout of the document with the registered catalog")
                 }
                 return true
