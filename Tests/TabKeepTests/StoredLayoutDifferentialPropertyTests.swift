@@ -142,16 +142,25 @@ struct StoredLayoutDifferentialPropertyTests {
         #expect(try store.verify().problems.contains { $0.contains("stored layout") && $0.contains("ann") })
         try Self.put(store, key, stored)
         #expect(try store.verify().problems == [])
-        // A new catalog: the record names the old one and is not read until the next edit.
+        // The same catalog registered again rewrites nothing: bob's record stays in ann's place.
+        try Self.put(store, key, bobs)
+        try store.registerCatalog(catalog)
+        #expect(try Self.record(store, key) == bobs)
+        try Self.put(store, key, stored)
+        // A new catalog: the registration resolves the record against it, and reads take it.
         let grown = try Catalog(catalog.tabs.map(\.id) + [tab("z")])
         try store.registerCatalog(grown)
+        let rewritten = try #require(try Self.record(store, key))
+        #expect(rewritten != stored)
+        #expect(rewritten.withUnsafeBytes { CompactLayout.storedFingerprint($0) } == grown.fingerprint)
         #expect(try store.layout(key.profile) == (try Self.decoded(store, key, grown)))
-        #expect(try Self.record(store, key) == stored)
+        #expect(try store.verify().problems == [])
         try store.edit(key.profile, .setBadge(tab("z"), 2))
         let regrown = try #require(try Self.record(store, key))
-        #expect(try regrown != stored && store.layout(key.profile).badges == [tab("z"): 2])
-        // A catalog with renames stores no layouts: the next edit deletes the record.
+        #expect(try regrown != rewritten && store.layout(key.profile).badges == [tab("z"): 2])
+        // A catalog with renames stores no layouts: registering one deletes the record.
         try store.registerCatalog(randomCatalog)
+        #expect(try Self.record(store, key) == nil)
         try store.edit(key.profile, .setBadge(tab("a"), 1))
         #expect(try Self.record(store, key) == nil)
         // A merge import resolves what it writes, as an edit does.
@@ -166,6 +175,52 @@ struct StoredLayoutDifferentialPropertyTests {
         let merged = try #require(try Self.record(store, key))
         #expect(try merged != before && store.layout(key.profile).badges[tab("c")] == 4)
         #expect(try store.layout(key.profile) == (try Self.decoded(store, key, catalog)))
+        #expect(try store.verify().problems == [])
+    }
+
+    @Test func aChangedCatalogRewritesTheLayoutOfEveryDocumentOfItsBar() throws {
+        let directory = TemporaryDirectory()
+        let store = try TabKeepStore(path: directory.sub("store"))
+        let catalog = lettersCatalog(6)
+        let side = bar("side")
+        try store.registerCatalog(catalog)
+        try store.registerCatalog(catalog, for: side)
+        // More documents of the bar than one pass of the walk holds, interleaved with another bar's.
+        let count = TabKeepStore.layoutRefreshBatch * 2 + 37
+        let profiles = (0..<count).map { profile("p\($0)") }
+        let peer = try TabKeepStore(path: directory.sub("peer"))
+        for (index, profile) in profiles.enumerated() {
+            try peer.edit(profile, catalog: catalog, .move(tab("f"), to: index % 5))
+            if index % 3 == 0 {
+                try peer.edit(profile, bar: side, catalog: catalog, .setHidden(tab("b"), true))
+            }
+        }
+        let documents = try peer.documentKeys().map {
+            ($0, try #require(try peer.document($0.profile, bar: $0.bar)))
+        }
+        try store.importDocuments(mode: .merge) { add in
+            for (key, document) in documents { try add(key, document) }
+        }
+        let sideRecords = try profiles.map { try Self.record(store, DocumentKey(profile: $0, bar: side)) }
+        let renamed = try Catalog(Array(catalog.tabs.map(\.id).reversed()) + [tab("z")])
+        try store.registerCatalog(renamed)
+        for profile in profiles {
+            let key = DocumentKey(profile: profile, bar: .main)
+            let record = try #require(try Self.record(store, key), "no layout record for \(profile)")
+            #expect(record.withUnsafeBytes { CompactLayout.storedFingerprint($0) } == renamed.fingerprint)
+            #expect(try store.layout(profile) == (try Self.decoded(store, key, renamed)))
+        }
+        // The other bar's records are left as they were.
+        #expect(
+            try profiles.map { try Self.record(store, DocumentKey(profile: $0, bar: side)) } == sideRecords)
+        #expect(try store.verify().problems == [])
+        // A merge import that brings a changed catalog rewrites them as well, the documents it
+        // does not feed included.
+        try store.importDocuments(mode: .merge, catalogs: [(bar: .main, catalog: catalog)]) { _ in }
+        for profile in profiles {
+            let record = try #require(try Self.record(store, DocumentKey(profile: profile, bar: .main)))
+            #expect(record.withUnsafeBytes { CompactLayout.storedFingerprint($0) } == catalog.fingerprint)
+        }
         #expect(try store.verify().problems == [])
     }
 

@@ -118,9 +118,7 @@ extension TabKeepStore {
         requests makeRequests: (borrowing Transaction) throws -> [EditRequest]
     ) throws(TabKeepError) -> (requests: [EditRequest], results: [Result<Void, TabKeepError>]) {
         let (requests, results, changed, revisions) = try write { txn in
-            for (bar, catalog) in catalogs {
-                try txn.put(catalogsDatabase, key: Array(bar.rawValue.utf8), value: catalog.encoded())
-            }
+            for (bar, catalog) in catalogs { try putCatalog(txn, catalog, for: bar) }
             let requests = try makeRequests(txn)
             var writer = try loadWriteState(txn)
             var working: [DocumentKey: (previous: TabBarDocument?, current: TabBarDocument)] = [:]

@@ -708,8 +708,14 @@ extension TabKeepStore {
                             }
                         }
                         for (bar, catalog) in newCatalogs {
-                            try txn.put(
-                                catalogsDatabase, key: Array(bar.rawValue.utf8), value: catalog.encoded())
+                            if mode == .replace {
+                                try txn.put(
+                                    catalogsDatabase, key: Array(bar.rawValue.utf8), value: catalog.encoded())
+                            } else {
+                                // A merge keeps the documents it does not feed: their layouts follow
+                                // a changed catalog, as a registration's do.
+                                try putCatalog(txn, catalog, for: bar)
+                            }
                             report.catalogs += 1
                         }
                         var newest = Stamp.zero
