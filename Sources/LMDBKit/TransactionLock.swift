@@ -19,17 +19,29 @@ import Synchronization
 /// would not add a lock, and one thread's unlock would drop everyone's. So the first of this
 /// process's readers takes byte 0 and the last one releases it, and a writer first excludes this
 /// process's readers, then takes both bytes.
+///
+/// The file's byte 8 says whether a writer holds the turnstile: the writer sets it once it has
+/// the turnstile and clears it before letting go. While it is clear a reader goes straight for
+/// byte 0 (two system calls a read, and none for a reader joining others of this process); while
+/// it is set, through the turnstile as above. The byte only saves calls: exclusion is byte 0's
+/// alone, a reader that saw the byte clear just before a writer set it is one the writer waits
+/// for once, and a writer killed with the byte set leaves readers on the turnstile path until
+/// the next writer clears it.
 // @unchecked: owns a descriptor and pthread locks, used only through its methods
 final class TransactionLock: @unchecked Sendable {
     /// The lock file, open for as long as the environment is; it holds no lock between transactions.
     private let descriptor: Int32
     /// Whether `descriptor` was opened for writing (so it can extend the file and bump the generation).
     private let writable: Bool
-    /// The address of the file's first 8 bytes mapped shared (0 until the file is that long): the
-    /// generation of the store's data file, which a replacement of `data.mdb`
-    /// (``Environment/replaceFile(mapSize:_:)``) raises. Set once, under `mapping`; read on every
-    /// transaction with one atomic load, no lock.
+    /// The address of the file's first 16 bytes mapped shared (0 until the file is 8 bytes long;
+    /// writable when `writable`): bytes 0–7 the generation of the store's data file, which a
+    /// replacement of `data.mdb` (``Environment/replaceFile(mapSize:_:)``) raises; byte 8 the
+    /// writer's turnstile flag. Set once, under `mapping`; read on every transaction with one
+    /// atomic load, no lock.
     private let mapped = Atomic<UInt>(0)
+    /// Whether the file held byte 8 when it was mapped (a file an older build made holds 8
+    /// bytes until a writer of this build opens it); until then every reader takes the turnstile.
+    private let flagMapped = Atomic<Bool>(false)
     private let mapping = WriterLock()
     private let threads = ReadWriteLock(preferringExclusive: true)
     private let readers = WriterLock()
@@ -50,22 +62,25 @@ final class TransactionLock: @unchecked Sendable {
         guard opened >= 0 else { throw LMDBError.system(errno: errno) }
         descriptor = opened
         writable = fcntl(opened, F_GETFL) & O_ACCMODE == O_RDWR
-        // Room for the generation: extending to 8 bytes keeps any bytes already there.
+        // Room for the generation and the flag: extending keeps any bytes already there.
         var status = stat()
-        if writable, fstat(opened, &status) == 0, status.st_size < Self.generationSize {
-            _ = ftruncate(opened, off_t(Self.generationSize))
+        if writable, fstat(opened, &status) == 0, status.st_size < Self.mappedSize {
+            _ = ftruncate(opened, off_t(Self.mappedSize))
         }
         _ = mapGeneration()
     }
 
     deinit {
         if let map = UnsafeMutableRawPointer(bitPattern: mapped.load(ordering: .acquiring)) {
-            munmap(map, Self.generationSize)
+            munmap(map, Self.mappedSize)
         }
         close(descriptor)
     }
 
     private static let generationSize = 8
+    /// The generation, then the flag (one byte, padded).
+    private static let mappedSize = 16
+    private static let flagOffset = 8
 
     /// The mapped generation, mapped now if the file has become long enough; nil while it is not.
     private func mapGeneration() -> UnsafeRawPointer? {
@@ -75,8 +90,11 @@ final class TransactionLock: @unchecked Sendable {
         if let map = UnsafeRawPointer(bitPattern: mapped.load(ordering: .acquiring)) { return map }
         var status = stat()
         guard fstat(descriptor, &status) == 0, status.st_size >= Self.generationSize else { return nil }
-        let raw = mmap(nil, Self.generationSize, PROT_READ, MAP_SHARED, descriptor, 0)
+        // 16 bytes of a file of 8 lie inside its one page: they read as zeros, never fault.
+        let protection = writable ? PROT_READ | PROT_WRITE : PROT_READ
+        let raw = mmap(nil, Self.mappedSize, protection, MAP_SHARED, descriptor, 0)
         guard let raw, raw != MAP_FAILED else { return nil }
+        flagMapped.store(status.st_size >= Self.mappedSize, ordering: .relaxed)
         mapped.store(UInt(bitPattern: raw), ordering: .releasing)
         return UnsafeRawPointer(raw)
     }
@@ -104,12 +122,29 @@ final class TransactionLock: @unchecked Sendable {
         guard fsync(descriptor) == 0 else { throw LMDBError.system(errno: errno) }
     }
 
+    /// Whether a writer of some process holds the turnstile, as byte 8 says; true while the
+    /// byte is not mapped, so that readers then always take the turnstile.
+    private var writerAtTurnstile: Bool {
+        guard let map = mapGeneration(), flagMapped.load(ordering: .relaxed) else { return true }
+        return map.load(fromByteOffset: Self.flagOffset, as: UInt8.self) != 0
+    }
+
+    /// Sets or clears byte 8; a no-op where the file is not mapped writable with it.
+    private func markTurnstile(_ held: Bool) {
+        guard writable, flagMapped.load(ordering: .relaxed),
+            let map = UnsafeMutableRawPointer(bitPattern: mapped.load(ordering: .acquiring))
+        else { return }
+        map.storeBytes(of: held ? 1 : 0, toByteOffset: Self.flagOffset, as: UInt8.self)
+    }
+
     /// Holds the shared side, for a read transaction.
     ///
-    /// The first of this process's readers takes both bytes shared in one call (it waits while a
-    /// writer of any process holds the turnstile or the lock) and lets go of the turnstile at once:
-    /// three system calls a read. A reader joining others of this process only passes through the
-    /// turnstile, outside `readers`, since a writer waiting there may be waiting for those others.
+    /// While no writer holds the turnstile (byte 8 clear), the first of this process's readers
+    /// takes byte 0 shared, and a reader joining others of this process takes nothing: two
+    /// system calls a read. Otherwise the first reader takes both bytes shared in one call (it
+    /// waits while a writer of any process holds the turnstile or the lock) and lets go of the
+    /// turnstile at once, three calls; and a joining reader passes through the turnstile,
+    /// outside `readers`, since the writer waiting there may be waiting for those others.
     func lockShared() throws(LMDBError) {
         threads.lockShared()
         var passedTurnstile = false
@@ -117,8 +152,9 @@ final class TransactionLock: @unchecked Sendable {
             readers.lock()
             if readerCount == 0 {
                 // No reader of this process holds byte 0, so no writer waits for this one.
+                let direct = !writerAtTurnstile
                 do throws(LMDBError) {
-                    try setLock(Int16(F_RDLCK), Self.lockByte, length: 2)
+                    try setLock(Int16(F_RDLCK), Self.lockByte, length: direct ? 1 : 2)
                 } catch {
                     readers.unlock()
                     threads.unlock()
@@ -126,10 +162,10 @@ final class TransactionLock: @unchecked Sendable {
                 }
                 readerCount = 1
                 readers.unlock()
-                try? setLock(Int16(F_UNLCK), Self.turnstileByte)
+                if !direct { try? setLock(Int16(F_UNLCK), Self.turnstileByte) }
                 return
             }
-            if passedTurnstile {
+            if passedTurnstile || !writerAtTurnstile {
                 readerCount += 1
                 readers.unlock()
                 return
@@ -158,10 +194,15 @@ final class TransactionLock: @unchecked Sendable {
     /// Holds the exclusive side, for a write transaction.
     func lockExclusive() throws(LMDBError) {
         threads.lockExclusive()
+        var holdsTurnstile = false
         do throws(LMDBError) {
             try setLock(Int16(F_WRLCK), Self.turnstileByte)
+            holdsTurnstile = true
+            // Readers arriving from now on take the turnstile, and wait there.
+            markTurnstile(true)
             try setLock(Int16(F_WRLCK), Self.lockByte)
         } catch {
+            if holdsTurnstile { markTurnstile(false) }
             try? setLock(Int16(F_UNLCK), Self.lockByte, length: 2)
             threads.unlock()
             throw error
@@ -170,6 +211,8 @@ final class TransactionLock: @unchecked Sendable {
 
     /// Lets go of the exclusive side.
     func unlockExclusive() {
+        // Cleared while the turnstile is still held, so it never clears the next writer's mark.
+        markTurnstile(false)
         try? setLock(Int16(F_UNLCK), Self.lockByte, length: 2)
         threads.unlock()
     }

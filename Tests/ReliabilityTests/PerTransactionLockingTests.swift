@@ -206,6 +206,72 @@ struct PerTransactionLockingTests {
         #expect(writer.wait() == 0, "\(writer.errorText)")
     }
 
+    /// Readers of other processes that hold a read at every instant (three threads each, reads
+    /// of 20 ms back to back) do not keep a writer out: once it waits, the turnstile stops their
+    /// new reads, the reads in flight end, and its commits go through while both streams still
+    /// run. Without the turnstile the writer would wait until the streams end, 30 s later.
+    @Test func readersOfOtherProcessesReadingWithoutPauseDoNotStarveAWriter() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.sub("env")
+        let fill = try run(Built.stress, ["overwrite", path, "--commits", "1"], in: directory)
+        #expect(fill.status == 0, "\(fill.output)")
+        let streams = try (0..<2).map { _ in
+            try Child(
+                Built.stress,
+                ["read-stream", path, "--threads", "3", "--hold-ms", "20", "--for-ms", "30000"],
+                in: directory)
+        }
+        defer { for stream in streams { stream.kill() } }
+        for stream in streams {
+            #expect(stream.waitForLine(startingWith: "streaming") != nil, "\(stream.errorText)")
+        }
+        let writer = try run(Built.stress, ["overwrite", path, "--commits", "3"], in: directory)
+        let streaming = streams.map { $0.process.isRunning }
+        #expect(writer.status == 0, "\(writer.output)")
+        #expect(writer.output.contains("committed 3"), "\(writer.output)")
+        #expect(
+            streaming == [true, true],
+            "the writer got in only once the readers stopped: \(streams.map(\.errorText))")
+        report("a writer beside two processes reading without pause: 3 commits while they read")
+    }
+
+    /// While no writer waits, a read takes and lets go of the lock byte only: two `fcntl` calls
+    /// on the lock file a read (the turnstile's third one is for when a writer waits), counted
+    /// with strace over a stream of reads of one thread.
+    @Test(.enabled(if: DurabilityTests.canTrace, "strace cannot trace here (not Linux, or ptrace forbidden)"))
+    func aReadWithNoWriterWaitingMakesTwoLockCalls() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.sub("env")
+        let fill = try run(Built.stress, ["overwrite", path, "--commits", "1"], in: directory)
+        #expect(fill.status == 0, "\(fill.output)")
+        guard let strace = which("strace") else {
+            Issue.record("strace is missing: Tools/setup.sh installs it (Debian package strace)")
+            return
+        }
+        let log = directory.sub("trace")
+        let stream = try run(
+            strace,
+            ["-f", "-y", "-qq", "-o", log, "-e", "trace=fcntl"]
+                + [Built.stress, "read-stream", path, "--threads", "1", "--hold-ms", "0", "--for-ms", "300"],
+            in: directory)
+        #expect(stream.status == 0, "\(stream.output)")
+        let reads = stream.output.split(separator: "\n").first { $0.hasPrefix("streamed ") }
+            .flatMap { Int($0.dropFirst("streamed ".count)) }
+        let trace = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        let lockCalls = trace.split(separator: "\n").filter {
+            $0.contains("transactions.lock>") && $0.contains("F_SETLKW")
+        }.count
+        guard let reads, reads >= 50 else {
+            Issue.record("the stream made too few reads to count: \(stream.output)")
+            return
+        }
+        // The open's own calls (the mode's probe, the first read) come on top of the reads'.
+        #expect(
+            lockCalls >= 2 * reads && lockCalls <= 2 * reads + 8, "\(lockCalls) lock calls for \(reads) reads"
+        )
+        report("per-transaction reads: \(lockCalls) lock calls for \(reads) reads")
+    }
+
     /// The two modes never share a store: a store's recorded mode refuses the other one, from
     /// another process, and a per-transaction open of a store that a process holds open in lmdb
     /// mode is refused even when the directory claims per-transaction.

@@ -1,5 +1,6 @@
 import Foundation
 import LMDBKit
+import Synchronization
 
 /// The two sides of the test that shows why per-transaction locking exists: a reader that keeps
 /// one snapshot while another process commits, on a bare LMDBKit environment of 2,000 keys.
@@ -56,6 +57,52 @@ enum Snapshot {
             return changed
         }
         Line.out("mismatches \(mismatches)")
+        return 0
+    }
+
+    /// `read-stream STORE --threads N --hold-ms H --for-ms T`: N threads run read transactions of
+    /// H ms each back to back, started H/N ms apart, so that this process holds a read at every
+    /// instant for T ms; a writer of another process gets in only if the turnstile stops new
+    /// readers while it waits. Prints `streaming` once every thread is reading, and at the end
+    /// `streamed K` (the reads made).
+    static func stream(store: String, options: Options) throws -> Int32 {
+        let env = try environment(store, options)
+        let items = try env.database(database)
+        let threads = max(1, Int(options.value("threads") ?? "2") ?? 2)
+        let hold = UInt32(Int(options.value("hold-ms") ?? "20") ?? 20) * 1_000
+        let deadline = Date().addingTimeInterval(
+            Double(Int(options.value("for-ms") ?? "20000") ?? 20_000) / 1_000)
+        let reads = Atomic<Int>(0)
+        let started = Atomic<Int>(0)
+        let failures = Mutex<[String]>([])
+        let group = DispatchGroup()
+        for index in 0..<threads {
+            group.enter()
+            Thread.detachNewThread {
+                defer { group.leave() }
+                usleep(hold / UInt32(threads) * UInt32(index))
+                started.add(1, ordering: .relaxed)
+                do {
+                    while Date() < deadline {
+                        try env.read { txn in
+                            _ = try txn.get(items, key: key(0))
+                            usleep(hold)
+                        }
+                        reads.add(1, ordering: .relaxed)
+                    }
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+        }
+        while started.load(ordering: .relaxed) < threads { usleep(1_000) }
+        Line.out("streaming")
+        group.wait()
+        if let failure = failures.withLock({ $0.first }) {
+            Line.error("read-stream: \(failure)")
+            return 1
+        }
+        Line.out("streamed \(reads.load(ordering: .relaxed))")
         return 0
     }
 

@@ -115,6 +115,16 @@ enum Stress {
                 ]
             ) { store, options in try Snapshot.read(store: store, options: options) },
             mode(
+                "read-stream", "Keep a read transaction open at every instant, from several threads.",
+                flags: [
+                    .optional(count("threads", "how many reading threads (default 2)")),
+                    .optional(count("hold-ms", "how long each read lasts, in milliseconds (default 20)")),
+                    .optional(
+                        count("for-ms", "how long the stream goes on, in milliseconds (default 20000)")),
+                    .optional(coordination),
+                ]
+            ) { store, options in try Snapshot.stream(store: store, options: options) },
+            mode(
                 "contend", "Move one tab in a loop against other writers.",
                 flags: [
                     .optional(
