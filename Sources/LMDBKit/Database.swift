@@ -16,6 +16,15 @@ public struct Database: Hashable, Sendable, CustomStringConvertible {
 
     /// The database's name.
     public var description: String { name }
+
+    /// LMDB's main database, the one that holds the named databases' records, in every
+    /// environment: `mdb_dbi_open` with no name opens it, always as handle 1.
+    ///
+    /// A caller may keep records of its own there under keys no database name can take (one that
+    /// holds a zero byte, which `mdb_dump -a` and ``Environment/database(_:)`` also pass over).
+    /// Its tree is one page while it stays small, and every commit that changes a named database
+    /// writes that page anyway: a record kept there costs a commit no page of its own.
+    public static let main = Database(name: "", dbi: 1)
 }
 
 /// The figures `mdb_stat` reports for one database.

@@ -48,10 +48,18 @@ import Testing
         try store.edit(profile, catalog: letterTabs, [.setBadge(tab("g"), 77)])
         try store.edit(profile, bar: try BarID("side"), catalog: letterTabs, [.setBadge(tab("g"), 78)])
         guard trimmed else { return }
+        try deleteChangeRecord(store, before + 1)
+    }
+
+    /// Removes the change-log record of `revision`, from `changes` or the tail, where it is.
+    func deleteChangeRecord(_ store: TabKeepStore, _ revision: UInt64) throws {
         let log = try store.environment.database(Records.changes)
-        try store.environment.write { txn in
-            _ = try txn.delete(log, key: Records.bigEndian(before + 1))
+        let deleted = try store.environment.write { txn in
+            let settled = try txn.delete(log, key: Records.bigEndian(revision))
+            let waiting = try txn.delete(.main, key: Records.changeTailKey(revision))
+            return settled || waiting
         }
+        #expect(deleted, "no change-log record of revision \(revision)")
     }
 
     /// What a store shows, and its vectors: the twins of an edit made in flight stamp it at
@@ -192,8 +200,7 @@ import Testing
         #expect(try store.profilesChanged(after: start) == [profile("bob"), profile("carol")])
         #expect(try store.profilesChanged(after: start + 1) == [profile("carol")])
         #expect(try store.profilesChanged(after: start + 5) == nil, "a revision this log never reached")
-        let log = try store.environment.database(Records.changes)
-        try store.environment.write { txn in _ = try txn.delete(log, key: Records.bigEndian(start + 1)) }
+        try deleteChangeRecord(store, start + 1)
         #expect(try store.profilesChanged(after: start) == nil, "the record after it is gone")
         #expect(try store.profilesChanged(after: start + 1) == [profile("carol")])
     }

@@ -46,12 +46,21 @@ func documentBytes(_ store: TabKeepStore) throws -> [DocumentKey: [UInt8]] {
 }
 
 /// The stored clock of a store's replica: the `meta` record "clock" and the clock in the change
-/// log's last record (schema 3's edits write only that).
+/// log's last record (schema 3's edits write only that): the last of the tail that schema 5 keeps
+/// in LMDB's main database under 0x00 ‖ "changes", else the last of `changes`.
 func storedClock(_ store: TabKeepStore) throws -> [UInt8]? {
     let meta = try store.environment.database("meta")
     let changes = try store.environment.database("changes")
+    let tail = KeyRange.prefix([0] + Array("changes".utf8))
     return try store.environment.read { txn in
-        let last = try txn.withCursor(changes) { cursor in try cursor.last().map { Array($0.value.prefix(8)) }
+        var last: [UInt8]?
+        try txn.forEach(.main, in: tail, reverse: true) { _, value in
+            last = Array(value.prefix(8))
+            return false
+        }
+        if last == nil {
+            last = try txn.withCursor(changes) { cursor in try cursor.last().map { Array($0.value.prefix(8)) }
+            }
         }
         return (try txn.get(meta, key: Array("clock".utf8)) ?? []) + (last ?? [])
     }

@@ -58,6 +58,61 @@ struct StoreInvariantTests {
         }
     }
 
+    /// The revisions of the change log's records in `changes` and in the tail (schema 5, LMDB's
+    /// main database), each in key order.
+    func changeLogPlaces(_ store: TabKeepStore) throws -> (settled: [UInt64], tail: [UInt64]) {
+        let log = try store.environment.database(Records.changes)
+        return try store.environment.read { txn in
+            let settled = try txn.records(log).compactMap { Records.uint64($0.key) }
+            let tail = try txn.records(.main).compactMap { record in
+                record.key.withUnsafeBytes { Records.changeTailRevision($0) }
+            }
+            return (settled, tail)
+        }
+    }
+
+    /// The newest records wait in the tail and join `changes` a block at a time: after every
+    /// commit, one edit or many, `changes` ends at the last multiple of 8 at or below the newest
+    /// revision and the tail holds the rest, so a follower still reads one run of revisions, the
+    /// next commit takes the clock from the newest record, and `verify` finds nothing. A tail record
+    /// out of its place, or one of the wrong form, is reported.
+    @Test func theChangeLogsNewestRecordsWaitInTheTailAndJoinChangesABlockAtATime() throws {
+        let store = try TabKeepStore(path: directory.sub("tail"))
+        let start = try store.lastRevision()
+        for (step, count) in [1, 1, 1, 1, 1, 1, 1, 1, 1, 3, 9, 1, 20, 1, 7, 1].enumerated() {
+            let profiles = try (0..<count).map { try ProfileID("p\(step)-\($0)") }
+            try store.write { txn in
+                _ = try store.appendToChangeLog(
+                    txn, profiles.map { DocumentKey(profile: $0, bar: .main) }, clock: UInt64(100 + step))
+            }
+            let now = try store.lastRevision()
+            let (settled, tail) = try changeLogPlaces(store)
+            let boundary = now - now % Records.changeTailBlock
+            #expect(
+                settled.last.map { $0 <= boundary } ?? true,
+                "step \(step): \(settled.last ?? 0) past \(boundary)")
+            #expect(
+                tail == Array(stride(from: max(boundary, start) + 1, through: now, by: 1)), "step \(step)")
+            let (latest, records) = try store.changesPast(start)
+            #expect(latest == now)
+            #expect(records.map(\.0) == Array((start + 1)...now), "step \(step): one run of revisions")
+            #expect(records.suffix(count).map(\.1.profile) == profiles, "step \(step)")
+            #expect(try store.write { txn in try store.lastChange(txn)?.clock } == UInt64(100 + step))
+            #expect(try store.verify().problems == [], "step \(step)")
+        }
+        // Damage in the tail is found: a key of the wrong length, and a record not after `changes`.
+        try store.environment.write { txn in
+            try txn.put(.main, key: Records.changeTailPrefix + [1, 2, 3], value: [0])
+        }
+        #expect(
+            try store.verify().problems.contains { $0.contains("the change log's tail: a key of 11 bytes") })
+        try store.environment.write { txn in
+            _ = try txn.delete(.main, key: Records.changeTailPrefix + [1, 2, 3])
+            try txn.put(.main, key: Records.changeTailKey(1), value: Records.bigEndian(1) + [0x75, 0])
+        }
+        #expect(try store.verify().problems.contains { $0.contains("not after \"changes\"' last") })
+    }
+
     @Test func theClockNeverWrapsAndAnEditAtItsEndFailsClearly() throws {
         var clock = HybridLogicalClock(last: Stamp.last)
         #expect(clock.tick() == Stamp.last)

@@ -130,10 +130,9 @@ extension TabKeepStore {
         try environment.read { txn in
             let now = try currentRevision(txn)
             var found: [(UInt64, DocumentKey)] = []
-            guard now > revision, let changeLog else { return (now, found) }
-            try txn.forEach(changeLog, in: KeyRange(from: Records.bigEndian(revision + 1), to: nil)) {
-                key, value in
-                if let number = Records.uint64(key) { found.append((number, try changedKey(value))) }
+            guard now > revision else { return (now, found) }
+            try forEachChange(txn, after: revision) { number, value in
+                if let number { found.append((number, try changedKey(value))) }
                 return true
             }
             return (now, found)

@@ -12,6 +12,12 @@
 /// raises its schema (an older build, which would write documents without keeping their layout
 /// records, refuses a schema-4 store).
 ///
+/// Schema 5 is schema 4 with the change log's tail: the log's newest records (fewer than
+/// ``changeTailBlock``) wait in LMDB's main database, whose page every commit writes anyway, and
+/// join `changes` a block at a time. A schema-4 store's tail is empty, so a writing open only
+/// raises its schema (an older build, which would take its revision and clock from `changes`
+/// alone, refuses a schema-5 store).
+///
 /// Schemas 1 and 2 kept documents, dots and versions in three databases (`documents`, `dots`,
 /// `versions`); a writing open migrates them, a read-only open reads them where they are.
 enum Records {
@@ -34,7 +40,7 @@ enum Records {
     static let maxDatabases = 8
 
     /// The schema this version writes and reads (1, 2 and 3 are migrated by a writing open).
-    static let schemaVersion = 4
+    static let schemaVersion = 5
     /// The first schema with one tagged tree (`profiles`); older ones open with the old databases.
     static let firstTaggedSchema = 3
 
@@ -89,4 +95,27 @@ enum Records {
     static let changeLogLimit: UInt64 = 100_000
     /// How many change-log records past the limit are dropped at once (a few leaves of the log).
     static let changeLogTrimBatch: UInt64 = 256
+
+    /// Schema 5: the change log's newest records wait in LMDB's main database (``Database/main``)
+    /// under this prefix and their revision (8 bytes, big-endian), and join `changes` a block at a
+    /// time; the zero byte keeps the keys apart from every database name.
+    static let changeTailPrefix: [UInt8] = [0] + Array("changes".utf8)
+    /// Revisions after the last multiple of this wait in the tail (at most 7 records).
+    static let changeTailBlock: UInt64 = 8
+
+    /// The tail key of `revision`.
+    static func changeTailKey(_ revision: UInt64) -> [UInt8] { changeTailPrefix + bigEndian(revision) }
+
+    /// The first key past every tail key.
+    static let changeTailEnd: [UInt8] = {
+        var end = changeTailPrefix
+        end[end.count - 1] += 1
+        return end
+    }()
+
+    /// The revision a tail key names, or nil for a key of another length or prefix.
+    static func changeTailRevision(_ key: UnsafeRawBufferPointer) -> UInt64? {
+        guard key.count == changeTailPrefix.count + 8, key.starts(with: changeTailPrefix) else { return nil }
+        return uint64(key.dropFirst(changeTailPrefix.count))
+    }
 }

@@ -90,6 +90,9 @@ extension TabKeepStore {
         for name in environment.databaseNames where name != documents.name {
             try copyRecords(current, into: replacement, try environment.database(name))
         }
+        // The change log's newest records wait in the main database (schema 5), which holds
+        // no database of its own to copy: at most a block of records.
+        try copyRecords(current, into: replacement, .main, in: .prefix(Records.changeTailPrefix))
         var writer = try current.read { old in try loadWriteState(old) }
         let fresh = try replacement.write { txn in
             let fresh = try takeFreshIdentity(txn)
@@ -252,23 +255,28 @@ extension TabKeepStore {
         return removed
     }
 
-    /// Copies every record of `database` from `current` into `replacement`, in key order, a
-    /// batch of records per transaction.
-    private func copyRecords(_ current: Environment, into replacement: Environment, _ database: Database)
+    /// Copies every record of `database` (in `range`) from `current` into `replacement`, in key
+    /// order, a batch of records per transaction.
+    private func copyRecords(
+        _ current: Environment, into replacement: Environment, _ database: Database, in range: KeyRange = .all
+    )
         throws
     {
         try current.read { old in
-            var lower: [UInt8]?
+            var lower = range.lower
             repeat {
                 lower = try replacement.write { txn -> [UInt8]? in
                     var copied = 0
                     var next: [UInt8]?
-                    try old.forEach(database, in: KeyRange(from: lower, to: nil)) { key, value in
+                    try old.forEach(database, in: KeyRange(from: lower, to: range.upper)) { key, value in
                         if copied == 8_192 {
                             next = Array(key)
                             return false
                         }
-                        try txn.put(database, key: Array(key), value: Array(value), options: .append)
+                        // The main database's tail sorts before the database records already there.
+                        try txn.put(
+                            database, key: Array(key), value: Array(value),
+                            options: database == .main ? [] : .append)
                         copied += 1
                         return true
                     }

@@ -292,14 +292,13 @@ extension TabKeepStore {
         try read { txn -> Set<ProfileID>? in
             let now = try currentRevision(txn)
             if now == revision { return [] }
-            guard now > revision, let changeLog else { return nil }
+            guard now > revision else { return nil }
             var profiles = Set<ProfileID>()
             var reachesBack = false
-            try txn.forEach(changeLog, in: KeyRange(from: Records.bigEndian(revision + 1), to: nil)) {
-                key, value in
+            try forEachChange(txn, after: revision) { number, value in
                 if !reachesBack {
                     // Revisions are consecutive: a first record past revision + 1 means some are gone.
-                    guard Records.uint64(key) == revision + 1 else { return false }
+                    guard number == revision + 1 else { return false }
                     reachesBack = true
                 }
                 profiles.insert(try changedKey(value).profile)

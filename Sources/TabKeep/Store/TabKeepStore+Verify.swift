@@ -29,9 +29,11 @@ extension TabKeepStore {
     /// does not hold. It writes nothing, not even to repair. A store changed only through this API
     /// and the tool always verifies clean.
     ///
-    /// - `meta`: schema 4 (2 or 3 in a read-only open of a schema-2 or schema-3 store), a nonzero replica id (the open one), a clock, a creation time, and a
+    /// - `meta`: schema 5 (2 to 4 in a read-only open of an older store), a nonzero replica id (the open one), a clock, a creation time, and a
     ///   well-formed identity history and change-log revision.
-    /// - `profiles` (schema 3 and 4): every key is profile ‖ 0x00 ‖ a tag (`d`, `l`, `o` or `v`) ‖
+    /// - the change log's tail (schema 5, in LMDB's main database): keys of its form, records that
+    ///   name a document, fewer than 8 consecutive revisions, all after the last of `changes`.
+    /// - `profiles` (schema 3 to 5): every key is profile ‖ 0x00 ‖ a tag (`d`, `l`, `o` or `v`) ‖
     ///   the rest; every stored layout (`l`) has its document, and where it names the bar's
     ///   registered catalog, it is that document's layout with that catalog.
     /// - documents: every key is profile ‖ 0x00 ‖ (d) ‖ bar, every value decodes and holds the
@@ -95,6 +97,7 @@ extension TabKeepStore {
         }
 
         if changeLog == nil { problem("the \"changes\" database is missing") }
+        try verifyChangeTail(txn, problem)
 
         // profiles: every key is profile ‖ 0x00 ‖ a known tag ‖ the rest
         if spaces.tagged {
@@ -234,5 +237,42 @@ extension TabKeepStore {
             return true
         }
         return report
+    }
+}
+
+extension TabKeepStore {
+    /// The change log's tail (schema 5, in LMDB's main database): keys of the tail's form, records
+    /// that name a document, fewer than a block of consecutive revisions, all after the last
+    /// record of `changes`.
+    fileprivate func verifyChangeTail(_ txn: borrowing Transaction, _ problem: (String) -> Void) throws {
+        var revisions: [UInt64] = []
+        try txn.forEach(.main, in: .prefix(Records.changeTailPrefix)) { key, value in
+            guard let revision = Records.changeTailRevision(key) else {
+                problem("the change log's tail: a key of \(key.count) bytes")
+                return true
+            }
+            if (try? changedKey(value)) == nil {
+                problem("the change log's tail: revision \(revision) names no document")
+            }
+            revisions.append(revision)
+            return true
+        }
+        guard let first = revisions.first, let last = revisions.last else { return }
+        if UInt64(revisions.count) >= Records.changeTailBlock {
+            problem(
+                "the change log's tail holds \(revisions.count) records, more than \(Records.changeTailBlock - 1)"
+            )
+        }
+        if last - first + 1 != UInt64(revisions.count) {
+            problem("the change log's tail: revisions \(first)–\(last) with gaps")
+        }
+        if let changeLog,
+            let settled = try txn.withCursor(
+                changeLog, { cursor in try cursor.last().flatMap { Records.uint64($0.key) } }),
+            settled >= first
+        {
+            problem(
+                "the change log's tail starts at revision \(first), not after \"changes\"' last, \(settled)")
+        }
     }
 }

@@ -29,7 +29,17 @@ extension TabKeepStore {
     }
 
     /// The change log's last record: its revision and (schema 3) the clock its transaction reached.
+    /// The tail's last record when the tail holds any (schema 5: its records are the newest),
+    /// else the last of `changes`.
     func lastChange(_ txn: borrowing Transaction) throws -> (revision: UInt64, clock: UInt64)? {
+        var tail: (revision: UInt64, clock: UInt64)?
+        try txn.forEach(.main, in: Self.tailRange(after: 0), reverse: true) { key, value in
+            if let revision = Records.changeTailRevision(key), value.count >= 8 {
+                tail = (revision, Self.bigEndian(value, at: 0))
+            }
+            return false
+        }
+        if let tail { return tail }
         guard let changeLog else { return nil }
         return try txn.withCursor(changeLog) { cursor in
             guard let last = try cursor.last(), let revision = Records.uint64(last.key) else { return nil }
@@ -121,9 +131,42 @@ extension TabKeepStore {
         try txn.get(versions, key: spaces.versionKey(profile, replica)).flatMap(Records.uint64) ?? 0
     }
 
+    /// The tail keys of revisions after `revision`.
+    static func tailRange(after revision: UInt64) -> KeyRange {
+        KeyRange(from: Records.changeTailKey(revision &+ 1), to: Records.changeTailEnd)
+    }
+
+    /// Calls `body` with every change-log record after `revision`, in revision order: those of
+    /// `changes`, then the tail's (schema 5), until `body` returns false. The revision is nil for a
+    /// record of `changes` whose key is not 8 bytes.
+    func forEachChange(
+        _ txn: borrowing Transaction, after revision: UInt64,
+        _ body: (_ revision: UInt64?, _ value: UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        var going = true
+        if let changeLog {
+            try txn.forEach(changeLog, in: KeyRange(from: Records.bigEndian(revision + 1), to: nil)) {
+                key, value in
+                going = try body(Records.uint64(key), value)
+                return going
+            }
+        }
+        guard going else { return }
+        try txn.forEach(.main, in: Self.tailRange(after: revision)) { key, value in
+            guard let number = Records.changeTailRevision(key) else { return true }
+            return try body(number, value)
+        }
+    }
+
     /// Records that `keys` changed, under the next revisions, each with the transaction's `clock`,
     /// and drops records past the limit, so other processes' ``changes()`` find them with one range
     /// scan and the next transaction finds the clock in the last record.
+    ///
+    /// The newest records, those after the last multiple of ``Records/changeTailBlock``, go to
+    /// the tail in LMDB's main database, whose one page every commit writes anyway; when a
+    /// commit's revisions reach the next multiple, the tail joins `changes` with them. So seven
+    /// edits in eight write no page of `changes` (its branch and leaf), and the eighth writes them
+    /// once for eight records. The tail's records are always newer than every record of `changes`.
     ///
     /// Records past `limit` go `batch` at a time, when the newest of a batch falls past it: the log
     /// keeps its newest `limit` to `limit + batch − 1` records. Dropping one record per append
@@ -143,14 +186,25 @@ extension TabKeepStore {
         assert(
             known == nil || known == (try? currentRevision(txn)),
             "the write state's revision \(known ?? 0) is not the change log's")
+        assert(limit >= Records.changeTailBlock, "a trim would reach the tail")
         let first = revision + 1
+        let last = revision + UInt64(keys.count)
+        // Revisions up to `settled` belong in `changes`, the ones after it in the tail.
+        let settled = last - last % Records.changeTailBlock
+        if settled > revision - revision % Records.changeTailBlock {
+            try settleTail(txn, into: changeLog)
+        }
         var value: [UInt8] = []
         for key in keys {
             revision += 1
             value.removeAll(keepingCapacity: true)
             Records.appendBigEndian(clock, to: &value)
             value.append(contentsOf: key.bytes)
-            try txn.put(changeLog, key: Records.bigEndian(revision), value: value)
+            if revision <= settled {
+                try txn.put(changeLog, key: Records.bigEndian(revision), value: value)
+            } else {
+                try txn.put(.main, key: Records.changeTailKey(revision), value: value)
+            }
             if revision > limit && (revision - limit) % batch == 0 {
                 let end = revision - limit
                 // A store that dropped one record at a time holds only the newest few of these.
@@ -160,6 +214,21 @@ extension TabKeepStore {
             }
         }
         return first...revision
+    }
+
+    /// Moves every tail record into `changes`, under the same revision.
+    private func settleTail(_ txn: borrowing Transaction, into changeLog: Database) throws {
+        var records: [(key: [UInt8], revision: UInt64, value: [UInt8])] = []
+        try txn.forEach(.main, in: Self.tailRange(after: 0)) { key, value in
+            if let revision = Records.changeTailRevision(key) {
+                records.append((Array(key), revision, Array(value)))
+            }
+            return true
+        }
+        for record in records {
+            try txn.put(changeLog, key: Records.bigEndian(record.revision), value: record.value)
+            _ = try txn.delete(.main, key: record.key)
+        }
     }
 }
 /// This replica inside one write transaction: the clock every profile shares and the sequence each

@@ -1,0 +1,99 @@
+import Foundation
+import LMDBKit
+import TabKeep
+import TabKeepDump
+import TabKeepTestSupport
+import Testing
+
+/// A store written by schema 4 (main at 6e7f44b), committed in Tests/Fixtures/schema4-store with
+/// what that build showed, listed and dumped: read-only tools read it where it is, and the first
+/// writing open raises it to schema 5 with the same content; the edits after it keep their
+/// newest change-log records in LMDB's main database (the tail), and what follows the log (a
+/// scoped sync's "what changed since", `verify`) reads them as one run with the older ones.
+@Suite("Stores written by schema 4")
+struct Schema4StoreTests {
+    static let schema4 = Schema2StoreTests.fixtures.appendingPathComponent("schema4-store")
+    let old = Schema2StoreTests()
+
+    func expected(_ file: String) throws -> String {
+        try String(contentsOf: Self.schema4.appendingPathComponent(file), encoding: .utf8)
+    }
+
+    func expectTheFixturesLayouts(_ store: String, _ when: String) throws {
+        for (profile, bar) in Schema2StoreTests.shown {
+            let shown = try Tool.ok(["show", store, "--profile", profile, "--bar", bar, "--json"])
+            #expect(shown == (try expected("show-\(profile)-\(bar).json")), "\(profile)/\(bar) \(when)")
+        }
+    }
+
+    /// The revisions of the change log's records, in `changes` and in the tail.
+    func logRevisions(_ store: TabKeepStore) throws -> (settled: [UInt64], tail: [UInt64]) {
+        let changes = try store.environment.database("changes")
+        let tail = KeyRange.prefix([0] + Array("changes".utf8))
+        func number(_ bytes: some Collection<UInt8>) -> UInt64 { bytes.reduce(0) { $0 << 8 | UInt64($1) } }
+        return try store.environment.read { txn in
+            (
+                try txn.records(changes).map { number($0.key) },
+                try txn.records(.main).filter { record in record.key.withUnsafeBytes { tail.contains($0) } }
+                    .map { number($0.key.suffix(8)) }
+            )
+        }
+    }
+
+    @Test func readOnlyToolsReadASchema4StoreWithoutRaisingIt() throws {
+        let directory = TemporaryDirectory()
+        let store = try old.copy(Self.schema4, in: directory)
+        let before = try old.data(store)
+        try expectTheFixturesLayouts(store, "read-only")
+        #expect(try Tool.ok(["profiles", store]) == (try expected("profiles.txt")))
+        #expect(try Tool.ok(["verify", store]).hasPrefix("ok"))
+        #expect(try old.schema(store) == 4)
+        #expect(
+            try old.records(try Tool.ok(["dump", store]), directory)
+                == old.records(try expected("v3.tkdump"), directory))
+        #expect(try old.data(store) == before, "a read-only tool changed the schema-4 store")
+    }
+
+    @Test func theFirstWritingOpenRaisesItToSchema5AndLaterEditsWaitInTheTail() throws {
+        let directory = TemporaryDirectory()
+        let store = try old.copy(Self.schema4, in: directory)
+        let (documents, revision, oldLog) = try {
+            let opened = try TabKeepStore(path: store, options: .init(readOnly: true))
+            var documents: [DocumentKey: [UInt8]] = [:]
+            try opened.forEachDocument { key, document in documents[key] = try document.get().encoded() }
+            return (
+                documents, try opened.versionVectorsDigestsAndRevision(.all).revision,
+                try logRevisions(opened)
+            )
+        }()
+        #expect(oldLog.tail.isEmpty && oldLog.settled.last == revision, "a schema-4 log is all in changes")
+        do {
+            let raised = try TabKeepStore(path: store)
+            var after: [DocumentKey: [UInt8]] = [:]
+            try raised.forEachDocument { key, document in after[key] = try document.get().encoded() }
+            #expect(after == documents && documents.count == 8)
+            #expect(try raised.verify().problems == [])
+            #expect(try raised.profilesChanged(after: revision) == [], "the raise is no change")
+        }
+        #expect(try old.schema(store) == TabKeepStore.schemaVersion)
+        try expectTheFixturesLayouts(store, "after the raise")
+        var edited: Set<ProfileID> = []
+        for (step, name) in ["alice", "bob", "carol", "alice", "frank", "bob", "dave", "carol", "erin"]
+            .enumerated()
+        {
+            try Tool.ok(["set", store, "--profile", name, "--badge-add", "inbox=1"])
+            edited.insert(try ProfileID(name))
+            let opened = try TabKeepStore(path: store, options: .init(readOnly: true))
+            let now = try opened.versionVectorsDigestsAndRevision(.all).revision
+            let log = try logRevisions(opened)
+            #expect(now == revision + UInt64(step + 1))
+            #expect(log.settled + log.tail == oldLog.settled + Array((revision + 1)...now), "edit \(step)")
+            #expect(
+                log.tail.count < 8 && (log.tail.first.map { $0 > log.settled.last! } ?? true), "edit \(step)")
+            #expect(try opened.profilesChanged(after: revision) == edited, "edit \(step)")
+        }
+        #expect(
+            try Tool.ok(["show", store, "--profile", "bob", "--json"]).contains(#""badges":{"inbox":9}"#))
+        #expect(try Tool.ok(["verify", store]).hasPrefix("ok"))
+    }
+}
