@@ -14,45 +14,50 @@ struct Schema3StoreTests {
     static let schema3 = Schema2StoreTests.fixtures.appendingPathComponent("schema3-store")
     let old = Schema2StoreTests()
 
-    func expected(_ file: String) throws -> String {
-        try String(contentsOf: Self.schema3.appendingPathComponent(file), encoding: .utf8)
+    func expected(_ file: String, in fixture: URL = Self.schema3) throws -> String {
+        try String(contentsOf: fixture.appendingPathComponent(file), encoding: .utf8)
     }
 
-    func expectTheFixturesLayouts(_ store: String, _ when: String) throws {
+    func expectTheFixturesLayouts(_ store: String, _ when: String, fixture: URL = Self.schema3) throws {
         for (profile, bar) in Schema2StoreTests.shown {
             let shown = try Tool.ok(["show", store, "--profile", profile, "--bar", bar, "--json"])
-            #expect(shown == (try expected("show-\(profile)-\(bar).json")), "\(profile)/\(bar) \(when)")
+            #expect(
+                shown == (try expected("show-\(profile)-\(bar).json", in: fixture)),
+                "\(profile)/\(bar) \(when)")
         }
     }
 
-    @Test func readOnlyToolsReadASchema3StoreWithoutRaisingIt() throws {
+    /// Every document of `store`, as its canonical bytes.
+    static func documents(_ store: TabKeepStore) throws -> [DocumentKey: [UInt8]] {
+        var documents: [DocumentKey: [UInt8]] = [:]
+        try store.forEachDocument { key, document in documents[key] = try document.get().encoded() }
+        return documents
+    }
+
+    /// The schema-3 fixture and the schema-4 one (Tests/Fixtures/schema4-store, made by the
+    /// schema-4 build `6e7f44b` with the same script): read where they are.
+    @Test(arguments: [(Self.schema3, 3), (Schema4StoreTests.schema4, 4)])
+    func readOnlyToolsReadAnOlderStoreWithoutRaisingIt(fixture: URL, schema: Int) throws {
         let directory = TemporaryDirectory()
-        let store = try old.copy(Self.schema3, in: directory)
+        let store = try old.copy(fixture, in: directory)
         let before = try old.data(store)
-        try expectTheFixturesLayouts(store, "read-only")
-        #expect(try Tool.ok(["profiles", store]) == (try expected("profiles.txt")))
+        try expectTheFixturesLayouts(store, "read-only", fixture: fixture)
+        #expect(try Tool.ok(["profiles", store]) == (try expected("profiles.txt", in: fixture)))
         #expect(try Tool.ok(["verify", store]).hasPrefix("ok"))
-        #expect(try old.schema(store) == 3)
+        #expect(try old.schema(store) == schema)
         #expect(
             try old.records(try Tool.ok(["dump", store]), directory)
-                == old.records(try expected("v3.tkdump"), directory))
-        #expect(try old.data(store) == before, "a read-only tool changed the schema-3 store")
+                == old.records(try expected("v3.tkdump", in: fixture), directory))
+        #expect(try old.data(store) == before, "a read-only tool changed the schema-\(schema) store")
     }
 
     @Test func theFirstWritingOpenRaisesItToTheCurrentSchemaAndEditsStoreLayouts() throws {
         let directory = TemporaryDirectory()
         let store = try old.copy(Self.schema3, in: directory)
-        let documents: [DocumentKey: [UInt8]] = try {
-            let opened = try TabKeepStore(path: store, options: .init(readOnly: true))
-            var documents: [DocumentKey: [UInt8]] = [:]
-            try opened.forEachDocument { key, document in documents[key] = try document.get().encoded() }
-            return documents
-        }()
+        let documents = try Self.documents(try TabKeepStore(path: store, options: .init(readOnly: true)))
         do {
             let raised = try TabKeepStore(path: store)
-            var after: [DocumentKey: [UInt8]] = [:]
-            try raised.forEachDocument { key, document in after[key] = try document.get().encoded() }
-            #expect(after == documents && documents.count == 8)
+            #expect(try Self.documents(raised) == documents && documents.count == 8)
             #expect(try raised.verify().problems == [])
         }
         #expect(try old.schema(store) == TabKeepStore.schemaVersion)

@@ -6,7 +6,8 @@ import TabKeepTestSupport
 import Testing
 
 /// A store written by schema 4 (main at 6e7f44b), committed in Tests/Fixtures/schema4-store with
-/// what that build showed, listed and dumped: read-only tools read it where it is, and the first
+/// what that build showed, listed and dumped: read-only tools read it where it is
+/// (`Schema3StoreTests.readOnlyToolsReadAnOlderStoreWithoutRaisingIt`), and the first
 /// writing open raises it to schema 5 with the same content; the edits after it keep their
 /// newest change-log records in LMDB's main database (the tail), and what follows the log (a
 /// scoped sync's "what changed since", `verify`) reads them as one run with the older ones.
@@ -14,17 +15,7 @@ import Testing
 struct Schema4StoreTests {
     static let schema4 = Schema2StoreTests.fixtures.appendingPathComponent("schema4-store")
     let old = Schema2StoreTests()
-
-    func expected(_ file: String) throws -> String {
-        try String(contentsOf: Self.schema4.appendingPathComponent(file), encoding: .utf8)
-    }
-
-    func expectTheFixturesLayouts(_ store: String, _ when: String) throws {
-        for (profile, bar) in Schema2StoreTests.shown {
-            let shown = try Tool.ok(["show", store, "--profile", profile, "--bar", bar, "--json"])
-            #expect(shown == (try expected("show-\(profile)-\(bar).json")), "\(profile)/\(bar) \(when)")
-        }
-    }
+    let schema3 = Schema3StoreTests()
 
     /// The revisions of the change log's records, in `changes` and in the tail.
     func logRevisions(_ store: TabKeepStore) throws -> (settled: [UInt64], tail: [UInt64]) {
@@ -40,43 +31,26 @@ struct Schema4StoreTests {
         }
     }
 
-    @Test func readOnlyToolsReadASchema4StoreWithoutRaisingIt() throws {
-        let directory = TemporaryDirectory()
-        let store = try old.copy(Self.schema4, in: directory)
-        let before = try old.data(store)
-        try expectTheFixturesLayouts(store, "read-only")
-        #expect(try Tool.ok(["profiles", store]) == (try expected("profiles.txt")))
-        #expect(try Tool.ok(["verify", store]).hasPrefix("ok"))
-        #expect(try old.schema(store) == 4)
-        #expect(
-            try old.records(try Tool.ok(["dump", store]), directory)
-                == old.records(try expected("v3.tkdump"), directory))
-        #expect(try old.data(store) == before, "a read-only tool changed the schema-4 store")
-    }
-
     @Test func theFirstWritingOpenRaisesItToSchema5AndLaterEditsWaitInTheTail() throws {
         let directory = TemporaryDirectory()
         let store = try old.copy(Self.schema4, in: directory)
         let (documents, revision, oldLog) = try {
             let opened = try TabKeepStore(path: store, options: .init(readOnly: true))
-            var documents: [DocumentKey: [UInt8]] = [:]
-            try opened.forEachDocument { key, document in documents[key] = try document.get().encoded() }
             return (
-                documents, try opened.versionVectorsDigestsAndRevision(.all).revision,
+                try Schema3StoreTests.documents(opened),
+                try opened.versionVectorsDigestsAndRevision(.all).revision,
                 try logRevisions(opened)
             )
         }()
         #expect(oldLog.tail.isEmpty && oldLog.settled.last == revision, "a schema-4 log is all in changes")
         do {
             let raised = try TabKeepStore(path: store)
-            var after: [DocumentKey: [UInt8]] = [:]
-            try raised.forEachDocument { key, document in after[key] = try document.get().encoded() }
-            #expect(after == documents && documents.count == 8)
+            #expect(try Schema3StoreTests.documents(raised) == documents && documents.count == 8)
             #expect(try raised.verify().problems == [])
             #expect(try raised.profilesChanged(after: revision) == [], "the raise is no change")
         }
         #expect(try old.schema(store) == TabKeepStore.schemaVersion)
-        try expectTheFixturesLayouts(store, "after the raise")
+        try schema3.expectTheFixturesLayouts(store, "after the raise", fixture: Self.schema4)
         var edited: Set<ProfileID> = []
         for (step, name) in ["alice", "bob", "carol", "alice", "frank", "bob", "dave", "carol", "erin"]
             .enumerated()
