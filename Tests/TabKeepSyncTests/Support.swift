@@ -51,7 +51,7 @@ func documentBytes(_ store: TabKeepStore) throws -> [DocumentKey: [UInt8]] {
 func storedClock(_ store: TabKeepStore) throws -> [UInt8]? {
     let meta = try store.environment.database("meta")
     let changes = try store.environment.database("changes")
-    let tail = KeyRange.prefix([0] + Array("changes".utf8))
+    let tail = KeyRange.prefix(changeTailPrefix)
     return try store.environment.read { txn in
         var last: [UInt8]?
         try txn.forEach(.main, in: tail, reverse: true) { _, value in

@@ -58,19 +58,6 @@ struct StoreInvariantTests {
         }
     }
 
-    /// The revisions of the change log's records in `changes` and in the tail (schema 5, LMDB's
-    /// main database), each in key order.
-    func changeLogPlaces(_ store: TabKeepStore) throws -> (settled: [UInt64], tail: [UInt64]) {
-        let log = try store.environment.database(Records.changes)
-        return try store.environment.read { txn in
-            let settled = try txn.records(log).compactMap { Records.uint64($0.key) }
-            let tail = try txn.records(.main).compactMap { record in
-                record.key.withUnsafeBytes { Records.changeTailRevision($0) }
-            }
-            return (settled, tail)
-        }
-    }
-
     /// The newest records wait in the tail and join `changes` a block at a time: after every
     /// commit, one edit or many, `changes` ends at the last multiple of 8 at or below the newest
     /// revision and the tail holds the rest, so a follower still reads one run of revisions, the
@@ -86,7 +73,7 @@ struct StoreInvariantTests {
                     txn, profiles.map { DocumentKey(profile: $0, bar: .main) }, clock: UInt64(100 + step))
             }
             let now = try store.lastRevision()
-            let (settled, tail) = try changeLogPlaces(store)
+            let (settled, tail) = try changeLogRevisions(store)
             let boundary = now - now % Records.changeTailBlock
             #expect(
                 settled.last.map { $0 <= boundary } ?? true,
