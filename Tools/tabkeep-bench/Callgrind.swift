@@ -9,7 +9,8 @@ import TabKeepSync
 ///
 /// Setup (fixture, bulk load, one warm-up operation) is the same for every N, so the
 /// instructions of one operation are (Ir(2N) − Ir(N)) / N. Workloads: `durable-edit` (one
-/// `.addToBadge` in `.full`, as the bench's TabKeep contender), `launch-read` (one `layout` and its
+/// `.addToBadge` in `.full`, as the bench's TabKeep contender), `durable-edit-meta-async` (the
+/// same in `.metaAsync`), `launch-read` (one `layout` and its
 /// order), `launch-read-all` (one `layout` and every property), and
 /// `select-edit` (one `.select`).
 ///
@@ -77,7 +78,7 @@ enum CallgrindRun {
         }
         let operation: (TabKeepStore, ProfileID) throws -> Int
         switch workload {
-        case "durable-edit":
+        case "durable-edit", "durable-edit-meta-async":
             let badge = fixture.tabs[2]
             operation = { store, profile in
                 try store.edit(profile, .addToBadge(badge, 1))
@@ -100,13 +101,15 @@ enum CallgrindRun {
             }
         default:
             fail(
-                "unknown workload \(workload); expected durable-edit, select-edit, launch-read, launch-read-all, first-layout, sync-delta or restore"
+                "unknown workload \(workload); expected durable-edit, durable-edit-meta-async, select-edit, launch-read, launch-read-all, first-layout, sync-delta or restore"
             )
         }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = directory + "/store"
         try load(path, profiles: profiles, fixture: fixture)
-        let store = try TabKeepStore(path: path, options: .init(durability: .full))
+        let store = try TabKeepStore(
+            path: path,
+            options: .init(durability: workload == "durable-edit-meta-async" ? .metaAsync : .full))
         let picks = (0..<profiles).map(fixture.profile)
         var sink = try operation(store, picks[0])
         sink &+= try measured(count, store, picks, operation)

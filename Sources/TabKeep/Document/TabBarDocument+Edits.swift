@@ -17,8 +17,11 @@ extension TabBarDocument {
     ) throws(EditError) {
         var writer = replica
         writer.clock.observe(maxStamp)
-        let bar = ResolvedBar(document: self, catalog: catalog, extent: path == .fast ? edit.extent : .all)
-        var plan = EditPlan(document: self, bar: bar, replica: writer)
+        // Made in place: a resolved bar is a dozen arrays and dictionaries, each copy retains them all.
+        var plan = EditPlan(
+            document: self,
+            bar: ResolvedBar(document: self, catalog: catalog, extent: path == .fast ? edit.extent : .all),
+            replica: writer)
         switch edit {
         case .move(let tab, let index):
             try plan.move(tab, to: index)

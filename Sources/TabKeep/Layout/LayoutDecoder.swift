@@ -75,6 +75,48 @@ struct LayoutDecoder {
         }
     }
 
+    /// Checks the encoded document in `bytes` exactly as ``layout(decoding:catalog:)`` does (so as
+    /// `TabBarDocument(decoding:)` does) and notes where each of its entries starts in `spans`,
+    /// which holds at least as many as the document's header counts (``DocumentScan/header(of:)``).
+    /// `catalog` must have no renames; the layout itself is not resolved.
+    static func scan(
+        _ bytes: UnsafeBufferPointer<UInt8>, catalog: Catalog,
+        into spans: UnsafeMutableBufferPointer<EntrySpan>
+    ) throws(DocumentDecodingError) -> DocumentScan {
+        precondition(catalog.renames.isEmpty, "a scan matches ids without renames")
+        let table = catalog.idTable
+        let result = table.bytes.withUnsafeBufferPointer { ids in
+            withUnsafeTemporaryAllocation(of: CompactTabState.self, capacity: max(1, table.tabIDs.count)) {
+                states -> Result<DocumentScan, DocumentDecodingError> in
+                states.initialize(repeating: CompactTabState())
+                defer { states.deinitialize() }
+                var decoder = LayoutDecoder(bytes, table: table, ids: ids, states: states)
+                decoder.spans = spans.baseAddress
+                do throws(DocumentDecodingError) {
+                    // The header was read once already, to size `spans`: it is not trusted here.
+                    guard let header = DocumentScan.header(of: bytes), header.count <= spans.count else {
+                        throw DocumentDecodingError(offset: 0, reason: "entry count past the spans given")
+                    }
+                    try decoder.decode()
+                    if let context = decoder.context {
+                        var check = LayoutDecoder(bytes, table: table, ids: ids, states: states)
+                        check.checkedContext = context
+                        try check.decode()
+                    }
+                } catch {
+                    if decoder.spanCount > 0 { spans.baseAddress!.deinitialize(count: decoder.spanCount) }
+                    return .failure(error)
+                }
+                return .success(
+                    DocumentScan(
+                        format: bytes[0], count: decoder.spanCount,
+                        maxStamp: Stamp(rawValue: decoder.maxStamp),
+                        secondForms: decoder.secondForms))
+            }
+        }
+        return try result.get()
+    }
+
     private var reader: ByteReader
     /// The catalog's tables.
     private let table: CatalogIDIndex
@@ -101,6 +143,12 @@ struct LayoutDecoder {
     private(set) var context: VersionVector?
     /// In the second walk: the context every entry's dot is checked against.
     private var checkedContext: VersionVector?
+    /// Where ``scan(_:catalog:into:)`` notes each entry (nil in a layout read), and how many it has.
+    private var spans: UnsafeMutablePointer<EntrySpan>?
+    private var spanCount = 0
+    /// The newest stamp and the number of values in the second form seen so far.
+    private var maxStamp: UInt64 = 0
+    private var secondForms = 0
 
     private init(
         _ bytes: UnsafeBufferPointer<UInt8>, table: CatalogIDIndex, ids: UnsafeBufferPointer<UInt8>,
@@ -143,7 +191,8 @@ struct LayoutDecoder {
         let tab = kind.hasTab ? try reader.tabBytes() : UnsafeBufferPointer(start: nil, count: 0)
         let replica = kind.hasReplica ? try reader.fixed64() : 0
         try checkOrder(kind: kind, tab: tab, replica: replica, start: start)
-        _ = try reader.varint()  // the stamp: last writer wins needs it, the layout does not
+        let stamp = try reader.varint()  // last writer wins needs it, the layout does not
+        if stamp > maxStamp { maxStamp = stamp }
         _ = try reader.fixed64()  // the origin
         let dotReplica = ReplicaID(rawValue: try reader.fixed64())
         let sequenceStart = reader.offset
@@ -157,6 +206,16 @@ struct LayoutDecoder {
             throw reader.fail(DocumentRefusal.unknownValueTag(tagByte))
         }
         let removed = tag == .removed
+        if tag == .secondForm { secondForms += 1 }
+        if let spans {
+            let tabStart = tab.isEmpty ? 0 : tab.baseAddress! - reader.buffer.baseAddress!
+            (spans + spanCount).initialize(
+                to: EntrySpan(
+                    start: start, kind: kind, tab: CompactRange(start: tabStart, count: tab.count),
+                    replica: replica, dot: Dot(replica: dotReplica, sequence: sequence),
+                    secondForm: tag == .secondForm))
+            spanCount += 1
+        }
         if let checkedContext, !isLast,
             checkedContext.contains(Dot(replica: dotReplica, sequence: sequence)) != removed
         {
@@ -438,5 +497,40 @@ extension ByteReader {
             return text(bytes) != nil
         }
         return true
+    }
+}
+
+/// Where one entry of an encoded document starts, and what ``SplicedEdit`` needs of its key and
+/// its dot, as ``LayoutDecoder/scan(_:catalog:into:)`` notes it.
+struct EntrySpan {
+    var start: Int
+    var kind: EntryKind
+    /// The tab id's bytes (none for the selection and the clear).
+    var tab: CompactRange
+    /// The key's replica (badge increments), else 0.
+    var replica: UInt64
+    var dot: Dot
+    /// Whether the value is in the second form (format 2).
+    var secondForm: Bool
+}
+
+/// What ``LayoutDecoder/scan(_:catalog:into:)`` found of a whole document.
+struct DocumentScan {
+    /// The format byte (1 or 2) and the number of entries.
+    var format: UInt8
+    var count: Int
+    /// The newest stamp of any entry.
+    var maxStamp: Stamp
+    /// How many values are in the second form.
+    var secondForms: Int
+
+    /// The format byte and the entry count a document's bytes begin with, unchecked beyond the
+    /// count's cap; nil when they do not read.
+    static func header(of bytes: UnsafeBufferPointer<UInt8>) -> (format: UInt8, count: Int, end: Int)? {
+        var reader = ByteReader(bytes)
+        guard let format = try? reader.byte(),
+            let count = try? reader.count(max: TabBarDocument.maxEntries, DocumentRefusal.entryCount)
+        else { return nil }
+        return (format, count, reader.offset)
     }
 }

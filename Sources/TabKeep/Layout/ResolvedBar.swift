@@ -55,8 +55,7 @@ struct ResolvedBar {
 
     init(document: TabBarDocument, catalog: Catalog, extent: Extent = .all) {
         if case .badges(let tab) = extent, catalog.renames.isEmpty {
-            self = ResolvedBar(
-                catalog: catalog, tab: tab, counters: BadgeCounters(document: document, tab: tab))
+            self.init(catalog: catalog, tab: tab, counters: BadgeCounters(document: document, tab: tab))
             return
         }
         self.init(catalog: catalog)

@@ -84,6 +84,18 @@ extension TabKeepStore {
             appending: appending, storedAs: storedKey, layouts: .none)
     }
 
+    /// Writes the bytes of a document that ``SplicedEdit`` made under `key`, with the dots that
+    /// left it (`removed`) and the new ones (`added`), each sorted, raising the versions of those.
+    func saveSpliced(
+        _ txn: borrowing Transaction, _ key: DocumentKey, _ bytes: [UInt8], removing removed: [Dot],
+        adding added: [Dot], raising raises: inout VersionRaises
+    ) throws {
+        // The two lists are disjoint: the merge walk below deletes the one and adds the other.
+        _ = try saveRecords(
+            txn, key, bytes, dots: added, replacing: removed, keeping: nil, raising: &raises,
+            appending: false, storedAs: nil, layouts: .resolve)
+    }
+
     /// Writes a document's bytes `value` and its sorted, unique dots `new` in place of the dots
     /// `old` (but `keptClear`), raising the versions of the dots added; returns those.
     private func saveRecords(

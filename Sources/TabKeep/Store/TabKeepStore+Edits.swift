@@ -122,6 +122,10 @@ extension TabKeepStore {
             let requests = try makeRequests(txn)
             var writer = try loadWriteState(txn)
             var working: [DocumentKey: (previous: TabBarDocument?, current: TabBarDocument)] = [:]
+            // Documents whose edits were spliced into their stored bytes (``SplicedEdit``): only a
+            // key no other request of this commit names, whose edits all build on the stored bytes.
+            var spliced: [DocumentKey: (bytes: [UInt8], removed: [Dot], added: [Dot])] = [:]
+            let repeated = Self.repeatedKeys(requests)
             var catalogsByBar: [BarID: Catalog] = [:]
             var results: [Result<Void, TabKeepError>] = []
             results.reserveCapacity(requests.count)
@@ -137,6 +141,15 @@ extension TabKeepStore {
                         // the bytes are still read in this transaction.
                         catalog = try registeredCatalog(txn, bar: request.key.bar)
                         catalogsByBar[request.key.bar] = catalog
+                    }
+                    if !repeated.contains(request.key),
+                        let outcome = try splice(txn, request, catalog: catalog, into: &writer)
+                    {
+                        if case .spliced(let bytes, let removed, let added) = outcome {
+                            spliced[request.key] = (bytes, removed, added)
+                        }
+                        results.append(.success(()))
+                        continue
                     }
                     let state =
                         try working[request.key]
@@ -156,7 +169,7 @@ extension TabKeepStore {
                 }
             }
             // An edit that wrote nothing (clearing an absent badge) stores no empty document.
-            let changed = working.keys.sorted().filter { key in
+            var changed = working.keys.sorted().filter { key in
                 let state = working[key]!
                 return state.current != (state.previous ?? TabBarDocument())
             }
@@ -165,12 +178,50 @@ extension TabKeepStore {
                 let state = working[key]!
                 try saveDocument(txn, key, state.current, previous: state.previous, raising: &raises)
             }
+            if !spliced.isEmpty {
+                for (key, document) in spliced.sorted(by: { $0.key < $1.key }) {
+                    try saveSpliced(
+                        txn, key, document.bytes, removing: document.removed, adding: document.added,
+                        raising: &raises)
+                }
+                changed = (changed + spliced.keys).sorted()
+            }
             let revisions =
                 changed.isEmpty ? nil : try saveWriteState(txn, writer, raising: raises, changed: changed)
             return (requests, results, changed, revisions)
         }
         watchers.publish(changed, revisions: revisions)
         return (requests, results)
+    }
+}
+
+extension TabKeepStore {
+    /// The keys more than one of `requests` names.
+    static func repeatedKeys(_ requests: [EditRequest]) -> Set<DocumentKey> {
+        guard requests.count > 1 else { return [] }
+        var seen = Set<DocumentKey>()
+        var repeated = Set<DocumentKey>()
+        for request in requests where !seen.insert(request.key).inserted { repeated.insert(request.key) }
+        return repeated
+    }
+
+    /// `request`'s edits spliced into its document's stored bytes, as `writer`'s replica (taking
+    /// the stamps and dots they used); nil when that path does not apply (a wide edit, a catalog
+    /// with renames, no stored document, bytes that do not decode), and the full path decides.
+    func splice(
+        _ txn: borrowing Transaction, _ request: EditRequest, catalog: Catalog,
+        into writer: inout ReplicaWriteState
+    ) throws -> SplicedEdit.Outcome? {
+        guard catalog.renames.isEmpty, SplicedEdit.tabs(of: request.edits) != nil else { return nil }
+        var scratch = try replica(for: request.key.profile, &writer, txn)
+        let outcome = try txn.withValue(documents, key: spaces.documentKey(request.key)) {
+            bytes throws(EditError) -> SplicedEdit.Outcome? in
+            guard let bytes else { return nil }
+            return try SplicedEdit.apply(
+                request.edits, to: bytes.assumingMemoryBound(to: UInt8.self), catalog: catalog, by: &scratch)
+        }
+        if outcome != nil { absorb(scratch, for: request.key.profile, into: &writer) }
+        return outcome
     }
 }
 
