@@ -67,6 +67,9 @@ extension TabKeepStore {
         /// Resolve the document against the bar's registered catalog and store that layout; with no
         /// registered catalog (or one with renames, whose layouts are not stored), delete the record.
         case resolve
+        /// The same, with the bar's registered catalog already read in this transaction (nil:
+        /// none is registered, or it did not decode).
+        case resolveWith(registered: Catalog?)
         /// Nothing: no record can be there (a replace restore stores none: into a fresh file, or in
         /// one transaction after deleting every one).
         case none
@@ -88,12 +91,12 @@ extension TabKeepStore {
     /// left it (`removed`) and the new ones (`added`), each sorted, raising the versions of those.
     func saveSpliced(
         _ txn: borrowing Transaction, _ key: DocumentKey, _ bytes: [UInt8], removing removed: [Dot],
-        adding added: [Dot], raising raises: inout VersionRaises
+        adding added: [Dot], raising raises: inout VersionRaises, layouts: LayoutUpkeep = .resolve
     ) throws {
         // The two lists are disjoint: the merge walk below deletes the one and adds the other.
         _ = try saveRecords(
             txn, key, bytes, dots: added, replacing: removed, keeping: nil, raising: &raises,
-            appending: false, storedAs: nil, layouts: .resolve)
+            appending: false, storedAs: nil, layouts: layouts)
     }
 
     /// Writes a document's bytes `value` and its sorted, unique dots `new` in place of the dots
@@ -112,8 +115,14 @@ extension TabKeepStore {
         // Its layout (profile ‖ 0 ‖ l ‖ bar) sorts between the document and the dots.
         switch layouts {
         case .none: break
-        case .resolve:
-            if let record = try layoutRecord(txn, key.bar, of: value) {
+        case .resolve, .resolveWith:
+            let registered: Catalog?
+            if case .resolveWith(let known) = layouts {
+                registered = known
+            } else {
+                registered = try registeredCatalogIfAny(txn, bar: key.bar)
+            }
+            if let record = registered.flatMap({ Self.layoutRecord(of: value, catalog: $0) }) {
                 try Self.put(txn, documents, key: spaces.layoutKey(key), value: record, appending: appending)
             } else {
                 _ = try txn.delete(documents, key: spaces.layoutKey(key))
@@ -150,12 +159,21 @@ extension TabKeepStore {
     /// The stored layout record of the document `bytes` in `bar`, resolved against the bar's
     /// registered catalog; nil when there is none (or it has renames, or does not decode).
     func layoutRecord(_ txn: borrowing Transaction, _ bar: BarID, of bytes: [UInt8]) throws -> [UInt8]? {
-        let catalog: Catalog
+        try registeredCatalogIfAny(txn, bar: bar).flatMap { Self.layoutRecord(of: bytes, catalog: $0) }
+    }
+
+    /// The catalog registered for `bar`, or nil when none is or it does not decode.
+    func registeredCatalogIfAny(_ txn: borrowing Transaction, bar: BarID) throws -> Catalog? {
         do {
-            catalog = try registeredCatalog(txn, bar: bar)
+            return try registeredCatalog(txn, bar: bar)
         } catch TabKeepError.noCatalog, TabKeepError.corruptCatalog {
             return nil
         }
+    }
+
+    /// The stored layout record of the document `bytes` resolved against `catalog`, the bar's
+    /// registered one; nil when it has renames or the bytes do not decode.
+    static func layoutRecord(of bytes: [UInt8], catalog: Catalog) -> [UInt8]? {
         guard catalog.renames.isEmpty else { return nil }
         let layout = try? bytes.withUnsafeBufferPointer {
             buffer throws(DocumentDecodingError) -> Layout in

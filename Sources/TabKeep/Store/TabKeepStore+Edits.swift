@@ -176,13 +176,15 @@ extension TabKeepStore {
             var raises = VersionRaises()
             for key in changed {
                 let state = working[key]!
-                try saveDocument(txn, key, state.current, previous: state.previous, raising: &raises)
+                try saveDocument(
+                    txn, key, state.current, previous: state.previous, raising: &raises,
+                    layouts: Self.layoutUpkeep(key.bar, catalogsByBar))
             }
             if !spliced.isEmpty {
                 for (key, document) in spliced.sorted(by: { $0.key < $1.key }) {
                     try saveSpliced(
                         txn, key, document.bytes, removing: document.removed, adding: document.added,
-                        raising: &raises)
+                        raising: &raises, layouts: Self.layoutUpkeep(key.bar, catalogsByBar))
                 }
                 changed = (changed + spliced.keys).sorted()
             }
@@ -196,6 +198,13 @@ extension TabKeepStore {
 }
 
 extension TabKeepStore {
+    /// How a commit's write of a document of `bar` keeps its layout record: with the registered
+    /// catalog a request already read in this transaction (after the commit's registrations),
+    /// else read again.
+    static func layoutUpkeep(_ bar: BarID, _ registered: [BarID: Catalog]) -> LayoutUpkeep {
+        registered[bar].map { .resolveWith(registered: $0) } ?? .resolve
+    }
+
     /// The keys more than one of `requests` names.
     static func repeatedKeys(_ requests: [EditRequest]) -> Set<DocumentKey> {
         guard requests.count > 1 else { return [] }
