@@ -75,6 +75,20 @@ enum SplicedEdit {
     }
 }
 
+extension SplicedEdit {
+    /// Whether a splice agrees with the documents it went between: the new bytes decode, and the
+    /// dots it says left and came are the difference of the two documents' dots. Debug builds
+    /// check every splice a store makes with it, so every test that edits compares the two.
+    static func agrees(_ old: UnsafeBufferPointer<UInt8>, _ outcome: Outcome?) -> Bool {
+        guard case .spliced(let bytes, let removed, let added)? = outcome else { return true }
+        guard let before = try? TabBarDocument(decoding: old),
+            let after = try? TabBarDocument(decoding: bytes)
+        else { return false }
+        let (was, now) = (Set(before.dots), Set(after.dots))
+        return removed == was.subtracting(now).sorted() && added == now.subtracting(was).sorted()
+    }
+}
+
 /// One document's bytes and their entries' spans, as checked by ``LayoutDecoder/scan(_:catalog:into:)``.
 private struct Splice {
     let bytes: UnsafeBufferPointer<UInt8>

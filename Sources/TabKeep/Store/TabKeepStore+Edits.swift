@@ -226,8 +226,11 @@ extension TabKeepStore {
         let outcome = try txn.withValue(documents, key: spaces.documentKey(request.key)) {
             bytes throws(EditError) -> SplicedEdit.Outcome? in
             guard let bytes else { return nil }
-            return try SplicedEdit.apply(
-                request.edits, to: bytes.assumingMemoryBound(to: UInt8.self), catalog: catalog, by: &scratch)
+            let stored = bytes.assumingMemoryBound(to: UInt8.self)
+            let outcome = try SplicedEdit.apply(request.edits, to: stored, catalog: catalog, by: &scratch)
+            assert(
+                SplicedEdit.agrees(stored, outcome), "a splice disagrees with the documents it went between")
+            return outcome
         }
         if outcome != nil { absorb(scratch, for: request.key.profile, into: &writer) }
         return outcome
