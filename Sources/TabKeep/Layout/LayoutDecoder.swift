@@ -29,16 +29,9 @@ struct LayoutDecoder {
                 states -> Result<Layout, DocumentDecodingError> in
                 states.initialize(repeating: CompactTabState())
                 defer { states.deinitialize() }
-                var decoder = LayoutDecoder(bytes, table: table, ids: ids, states: states)
+                let decoder: LayoutDecoder
                 do throws(DocumentDecodingError) {
-                    try decoder.decode()
-                    if let context = decoder.context {
-                        // Tombstones exactly where the clear's context covers: checked in a second
-                        // walk that records every entry's dot, only for documents that have a clear.
-                        var check = LayoutDecoder(bytes, table: table, ids: ids, states: states)
-                        check.checkedContext = context
-                        try check.decode()
-                    }
+                    decoder = try walk(bytes, table: table, ids: ids, states: states, spans: nil)
                 } catch {
                     return .failure(error)
                 }
@@ -90,21 +83,16 @@ struct LayoutDecoder {
                 states -> Result<DocumentScan, DocumentDecodingError> in
                 states.initialize(repeating: CompactTabState())
                 defer { states.deinitialize() }
-                var decoder = LayoutDecoder(bytes, table: table, ids: ids, states: states)
-                decoder.spans = spans.baseAddress
+                // The header was read once already, to size `spans`: it is not trusted here.
+                guard let header = DocumentScan.header(of: bytes), header.count <= spans.count else {
+                    return .failure(
+                        DocumentDecodingError(offset: 0, reason: "entry count past the spans given"))
+                }
+                let decoder: LayoutDecoder
                 do throws(DocumentDecodingError) {
-                    // The header was read once already, to size `spans`: it is not trusted here.
-                    guard let header = DocumentScan.header(of: bytes), header.count <= spans.count else {
-                        throw DocumentDecodingError(offset: 0, reason: "entry count past the spans given")
-                    }
-                    try decoder.decode()
-                    if let context = decoder.context {
-                        var check = LayoutDecoder(bytes, table: table, ids: ids, states: states)
-                        check.checkedContext = context
-                        try check.decode()
-                    }
+                    decoder = try walk(
+                        bytes, table: table, ids: ids, states: states, spans: spans.baseAddress)
                 } catch {
-                    if decoder.spanCount > 0 { spans.baseAddress!.deinitialize(count: decoder.spanCount) }
                     return .failure(error)
                 }
                 return .success(
@@ -115,6 +103,30 @@ struct LayoutDecoder {
             }
         }
         return try result.get()
+    }
+
+    /// Checks `bytes` in full, recording what the layout needs of each catalog tab in `states` and,
+    /// given `spans`, where each entry starts there (none left initialized when it throws). A
+    /// document with a clear takes a second walk: tombstones exactly where the clear's context
+    /// covers, which needs every entry's dot and the context read at the end.
+    private static func walk(
+        _ bytes: UnsafeBufferPointer<UInt8>, table: CatalogIDIndex, ids: UnsafeBufferPointer<UInt8>,
+        states: UnsafeMutableBufferPointer<CompactTabState>, spans: UnsafeMutablePointer<EntrySpan>?
+    ) throws(DocumentDecodingError) -> LayoutDecoder {
+        var decoder = LayoutDecoder(bytes, table: table, ids: ids, states: states)
+        decoder.spans = spans
+        do throws(DocumentDecodingError) {
+            try decoder.decode()
+            if let context = decoder.context {
+                var check = LayoutDecoder(bytes, table: table, ids: ids, states: states)
+                check.checkedContext = context
+                try check.decode()
+            }
+        } catch {
+            if let spans, decoder.spanCount > 0 { spans.deinitialize(count: decoder.spanCount) }
+            throw error
+        }
+        return decoder
     }
 
     private var reader: ByteReader
