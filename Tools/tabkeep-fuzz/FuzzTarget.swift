@@ -13,7 +13,8 @@ import TabKeepSync
 /// One decoder under fuzzing. Each must refuse bad bytes with an error, never trap, and what it
 /// accepts must survive a round trip through its encoder.
 enum FuzzTarget: String, CaseIterable {
-    /// `TabBarDocument(decoding:)`: the LMDB value of every document, and sync payloads.
+    /// `TabBarDocument(decoding:)`: the LMDB value of every document, and sync payloads; and the
+    /// fast paths that read those bytes, which must answer as it does (`FastPathProbe`).
     case document
     /// `DumpReader`: the JSON Lines dump that `restore` reads.
     case dump
@@ -27,6 +28,13 @@ enum FuzzTarget: String, CaseIterable {
     func run(_ bytes: [UInt8]) -> Bool {
         switch self {
         case .document:
+            for edits in FuzzTarget.narrowEdits {
+                if let problem = FastPathProbe.disagreement(
+                    document: bytes, catalog: FuzzTarget.catalog, edits: edits)
+                {
+                    preconditionFailure("a fast path disagrees with its slow twin: \(problem)")
+                }
+            }
             guard let document = try? TabBarDocument(decoding: bytes) else { return false }
             precondition(document.problems().isEmpty, "an accepted document breaks its invariants")
             let again = try? TabBarDocument(decoding: document.encoded())
@@ -58,6 +66,28 @@ enum FuzzTarget: String, CaseIterable {
             return true
         }
     }
+
+    /// The catalog the seed corpus's documents were written with (``SeedCorpus``).
+    static let catalog = try! Catalog(
+        ["home", "inbox", "search", "library", "settings", "help"].map { try! TabID($0) })
+
+    /// Narrow edits the document target splices into every input (and applies in full, to compare):
+    /// a badge, a flag and a text, a clear, and two the full path refuses (a negative count, a tab
+    /// the catalog lacks).
+    static let narrowEdits: [[TabBarEdit]] = {
+        let (home, inbox, search, settings, help) =
+            (
+                try! TabID("home"), try! TabID("inbox"), try! TabID("search"), try! TabID("settings"),
+                try! TabID("help")
+            )
+        return [
+            [.addToBadge(inbox, 2)],
+            [.setHidden(search, true), .setBadgeText(home, "n")],
+            [.clearBadge(inbox), .setCustomizableFlag(settings, false), .addToBadge(inbox, -1)],
+            [.setBadge(help, -1)],
+            [.addToBadge(try! TabID("elsewhere"), 1)],
+        ]
+    }()
 
     /// The dump parser reads files: each input goes to this process's own scratch file.
     static let scratchPath =

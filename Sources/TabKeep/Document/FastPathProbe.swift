@@ -1,0 +1,78 @@
+/// The fast paths that read a stored document's bytes, held to their slow twins on one input: the
+/// layout-only decoder (``LayoutDecoder``) against `TabBarDocument(decoding:)` and
+/// `layout(catalog:)`, and the spliced edit (``SplicedEdit``) against decoding, editing and
+/// encoding the whole document. `tabkeep-fuzz`'s document target runs it on every input, so the
+/// bytes libFuzzer's coverage leads to reach the fast paths too, not only the full decoder; the
+/// property suites (`LayoutDecoderDifferentialPropertyTests`, `SplicedEditDifferentialPropertyTests`)
+/// hold the same over random documents.
+///
+/// ```swift
+/// if let problem = FastPathProbe.disagreement(document: bytes, catalog: catalog, edits: edits) {
+///     fatalError(problem)
+/// }
+/// ```
+package enum FastPathProbe {
+    /// How the fast paths answered `bytes` differently from the full path, with `catalog` and the
+    /// narrow `edits` applied by a fixed replica; nil when they agree. Agreeing means: the layout
+    /// decoder accepts exactly the bytes the full decoder accepts, with the same layout; the splice
+    /// splices no bytes the full decoder refuses, and where it splices, it gives the full path's
+    /// bytes, the dots that left and came, its replica and its error. (A splice may decline, as a
+    /// store then takes the full path; it must leave the replica as it was.)
+    package static func disagreement(document bytes: [UInt8], catalog: Catalog, edits: [TabBarEdit])
+        -> String?
+    {
+        let full = try? TabBarDocument(decoding: bytes)
+        let layout = bytes.withUnsafeBufferPointer { buffer in
+            try? LayoutDecoder.layout(decoding: buffer, catalog: catalog)
+        }
+        if layout != full?.layout(catalog: catalog) {
+            return full == nil
+                ? "the layout decoder accepts bytes the full decoder refuses"
+                : "the layout decoder's layout is not the full path's"
+        }
+        // Far past any wall clock, so neither path's stamps depend on when it ran.
+        let start = Replica(
+            id: ReplicaID(rawValue: 0xF022),
+            clock: HybridLogicalClock(last: Stamp(milliseconds: 1 << 46, counter: 0)))
+        var fastReplica = start
+        let spliced = bytes.withUnsafeBufferPointer { buffer -> Result<SplicedEdit.Outcome?, EditError> in
+            do throws(EditError) {
+                return .success(try SplicedEdit.apply(edits, to: buffer, catalog: catalog, by: &fastReplica))
+            } catch {
+                return .failure(error)
+            }
+        }
+        if case .success(nil) = spliced {
+            return fastReplica == start ? nil : "a splice that declined changed the replica"
+        }
+        guard let document = full else { return "the splice edited bytes the full decoder refuses" }
+        var edited = document
+        var fullReplica = start
+        var writer = start
+        var fullError: EditError?
+        do throws(EditError) {
+            for edit in edits { try edited.apply(edit, catalog: catalog, by: &writer) }
+            fullReplica = writer
+        } catch {
+            fullError = error
+        }
+        guard fastReplica == fullReplica else { return "the splice's replica is not the full path's" }
+        switch spliced {
+        case .failure(let error):
+            return error == fullError ? nil : "the splice refused \(edits) as the full path did not"
+        case .success(.unchanged?):
+            return fullError == nil && edited == document
+                ? nil : "the splice left unchanged what the full path changed"
+        case .success(.spliced(let newBytes, let removed, let added)?):
+            guard fullError == nil else { return "the splice edited what the full path refused" }
+            guard newBytes == edited.encoded() else { return "the spliced bytes are not the full path's" }
+            let (was, now) = (Set(document.dots), Set(edited.dots))
+            guard removed == was.subtracting(now).sorted(), added == now.subtracting(was).sorted() else {
+                return "the splice's dots that left and came are not the two documents' difference"
+            }
+            return nil
+        case .success(nil):
+            return nil
+        }
+    }
+}
