@@ -59,15 +59,14 @@ package enum FastPathProbe {
         guard fastReplica == fullReplica else { return "the splice's replica is not the full path's" }
         switch spliced {
         case .failure(let error):
-            return error == fullError ? nil : "the splice refused \(edits) as the full path did not"
+            return error == fullError ? nil : "the splice's error for \(edits) is not the full path's"
         case .success(.unchanged?):
             return fullError == nil && edited == document
                 ? nil : "the splice left unchanged what the full path changed"
         case .success(.spliced(let newBytes, let removed, let added)?):
             guard fullError == nil else { return "the splice edited what the full path refused" }
             guard newBytes == edited.encoded() else { return "the spliced bytes are not the full path's" }
-            let (was, now) = (Set(document.dots), Set(edited.dots))
-            guard removed == was.subtracting(now).sorted(), added == now.subtracting(was).sorted() else {
+            guard SplicedEdit.dotsChanged(from: document, to: edited) == (removed, added) else {
                 return "the splice's dots that left and came are not the two documents' difference"
             }
             return nil

@@ -84,8 +84,14 @@ extension SplicedEdit {
         guard let before = try? TabBarDocument(decoding: old),
             let after = try? TabBarDocument(decoding: bytes)
         else { return false }
+        return dotsChanged(from: before, to: after) == (removed, added)
+    }
+
+    /// The dots of `before` that `after` no longer holds and the ones new to it, each sorted: what
+    /// a splice between the two must say left and came.
+    static func dotsChanged(from before: TabBarDocument, to after: TabBarDocument) -> ([Dot], [Dot]) {
         let (was, now) = (Set(before.dots), Set(after.dots))
-        return removed == was.subtracting(now).sorted() && added == now.subtracting(was).sorted()
+        return (was.subtracting(now).sorted(), now.subtracting(was).sorted())
     }
 }
 
