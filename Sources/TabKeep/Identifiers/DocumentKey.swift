@@ -67,6 +67,28 @@ public struct DocumentKey: Hashable, Comparable, Sendable {
         self.bar = try BarID(barText)
     }
 
+    /// ``init(bytes:)`` of stored key bytes that break no rule, in one pass and without copying
+    /// them: nil where they break one, for the caller to take ``init(bytes:)``, which names it
+    /// (the slow twin; `DocumentKeyParseDifferentialPropertyTests` holds the two to the same
+    /// keys). With `tag`, the bytes are a tagged record's key, profile ‖ 0x00 ‖ tag ‖ bar, read as
+    /// `init(bytes:)` reads them with the tag removed. A walk of every document parsed its keys
+    /// through four arrays and two validations of Strings: 8 % of a dump's time (perf, 100k).
+    package init?(validStoredBytes bytes: UnsafeBufferPointer<UInt8>, tag: UInt8?) {
+        guard let separator = bytes.firstIndex(of: 0) else { return nil }
+        var barStart = separator + 1
+        if let tag {
+            guard barStart < bytes.count, bytes[barStart] == tag else { return nil }
+            barStart += 1
+        }
+        let profileBytes = UnsafeBufferPointer(rebasing: bytes[..<separator])
+        let barBytes = UnsafeBufferPointer(rebasing: bytes[barStart...])
+        guard IdentifierRules.problem(in: profileBytes, maxBytes: ProfileID.maxBytes) == nil,
+            IdentifierRules.problem(in: barBytes, maxBytes: BarID.maxBytes) == nil,
+            let profile = ByteReader.text(profileBytes), let bar = ByteReader.text(barBytes)
+        else { return nil }
+        self.init(profile: ProfileID(unchecked: profile), bar: BarID(unchecked: bar))
+    }
+
     /// The order of the key bytes (profile, then bar, byte-wise), as LMDB sorts them.
     public static func < (lhs: DocumentKey, rhs: DocumentKey) -> Bool {
         if lhs.profile != rhs.profile { return lhs.profile < rhs.profile }

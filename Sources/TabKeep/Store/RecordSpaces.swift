@@ -105,6 +105,18 @@ struct RecordSpaces: Sendable {
     func documentKey(from key: some Collection<UInt8>, tag: UInt8 = Records.Tag.document) throws
         -> DocumentKey
     {
+        let fast = key.withContiguousStorageIfAvailable {
+            DocumentKey(validStoredBytes: $0, tag: tagged ? tag : nil)
+        }
+        if let fast, let fast { return fast }
+        return try checkedDocumentKey(from: key, tag: tag)
+    }
+
+    /// ``documentKey(from:tag:)`` through `DocumentKey(bytes:)` alone: the slow twin, which names
+    /// what is wrong with the key.
+    func checkedDocumentKey(from key: some Collection<UInt8>, tag: UInt8 = Records.Tag.document) throws
+        -> DocumentKey
+    {
         guard tagged else { return try DocumentKey(bytes: key) }
         var bytes = Array(key)
         guard let separator = bytes.firstIndex(of: 0), separator + 1 < bytes.count,
