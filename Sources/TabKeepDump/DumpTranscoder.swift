@@ -41,13 +41,10 @@ package struct DumpTranscoder: Sendable {
     package mutating func appendEntries(of bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8])
         -> Bool
     {
-        let start = output.count
         var json = DumpJSONOutput()
-        swap(&json.bytes, &output)
-        let accepted = transcode(bytes, &json)
-        swap(&json.bytes, &output)
-        if !accepted { output.removeSubrange(start...) }
-        return accepted
+        guard transcode(bytes, &json) else { return false }
+        json.withBytes(from: 0) { output.append(contentsOf: $0) }
+        return true
     }
 
     /// ``appendEntries(of:to:)`` on a ``DumpJSONOutput``.
@@ -59,7 +56,7 @@ package struct DumpTranscoder: Sendable {
         reader.allowsSecondForm = format == 2
         guard let count = reader.count(max: Self.maxEntries) else { return false }
         // A line is about 1.5 times the stored bytes, plus room for what escapes add.
-        output.bytes.reserveCapacity(output.bytes.count + bytes.count * 2 + 64)
+        output.reserve(bytes.count * 2 + 64)
         output.raw("[")
         var previousKind: UInt8 = 0
         var previousTab: UnsafeBufferPointer<UInt8>?
@@ -451,25 +448,6 @@ package struct DumpTranscoder: Sendable {
                 return ByteReader.text(bytes) != nil
             }
             return true
-        }
-    }
-}
-
-extension DumpJSONOutput {
-    /// Appends the UTF-8 `text` as a JSON string, escaped as ``string(_:)`` escapes a String.
-    mutating func string(bytes text: UnsafeBufferPointer<UInt8>) {
-        var plain = true
-        for byte in text
-        where byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-            plain = false
-            break
-        }
-        if plain {
-            bytes.append(UInt8(ascii: "\""))
-            bytes.append(contentsOf: text)
-            bytes.append(UInt8(ascii: "\""))
-        } else {
-            string(String(decoding: text, as: UTF8.self))
         }
     }
 }

@@ -35,23 +35,21 @@ public struct DumpWriter: Sendable {
     }
 
     /// Bytes written but not yet taken.
-    public var pendingCount: Int { output.bytes.count }
+    public var pendingCount: Int { output.count }
 
     /// Hands over the bytes written since the last call (the checksum has seen them).
     public mutating func takeBytes() -> [UInt8] {
-        let bytes = output.bytes
-        output.bytes.removeAll(keepingCapacity: true)
-        return bytes
+        output.takeBytes()
     }
 
     private mutating func endLine(from start: Int) {
         output.raw("}\n")
-        checksum.update(output.bytes, from: start)
+        output.withBytes(from: start) { checksum.update($0) }
     }
 
     /// Writes the header line.
     public mutating func writeHeader(_ header: DumpHeader) {
-        let start = output.bytes.count
+        let start = output.begin()
         output.raw("{")
         output.name("format")
         output.string(DumpHeader.formatName)
@@ -72,7 +70,7 @@ public struct DumpWriter: Sendable {
 
     /// Writes one catalog line.
     public mutating func writeCatalog(bar: BarID, catalog: Catalog) {
-        let start = output.bytes.count
+        let start = output.begin()
         output.raw("{\"type\":\"catalog\",")
         output.name("bar")
         output.string(bar.rawValue)
@@ -112,7 +110,7 @@ public struct DumpWriter: Sendable {
     /// Writes one document line: every entry, and in version 2 the layout resolved against
     /// `catalog` (null without one; version 3 has no layout and ignores `catalog`).
     public mutating func writeDocument(key: DocumentKey, document: TabBarDocument, catalog: Catalog?) {
-        let start = output.bytes.count
+        let start = output.begin()
         writeDocumentStart(key)
         if version >= 3 {
             writeEntries(document, positional: true)
@@ -151,7 +149,7 @@ public struct DumpWriter: Sendable {
         throws(DocumentDecodingError)
     {
         precondition(version >= 3, "a version 2 line holds the layout: decode the document")
-        let start = output.bytes.count
+        let start = output.begin()
         writeDocumentStart(key)
         if transcoder.transcode(encoded, &output) {
             endLine(from: start)
@@ -160,7 +158,7 @@ public struct DumpWriter: Sendable {
         }
         // The slow twin names the problem; were the transcoder stricter than the decoder, it
         // also writes the line.
-        output.bytes.removeSubrange(start...)
+        output.truncate(to: start)
         writeDocument(key: key, document: try TabBarDocument(decoding: encoded), catalog: nil)
     }
 
@@ -188,6 +186,7 @@ public struct DumpWriter: Sendable {
 
     /// Writes the trailer line: the record count and the CRC-32 of everything before it.
     public mutating func writeTrailer() {
+        output.makeUnique()
         output.raw("{\"type\":\"trailer\",")
         output.name("records")
         output.integer(records)

@@ -176,6 +176,84 @@ struct DumpTranscoderPropertyTests {
         #expect(kinds.count >= 17, "kinds seen: \(kinds.sorted())")
     }
 
+    /// The output's integers, replica ids and dots, written digit pairs at a time in place, are
+    /// the bytes of the values' own descriptions, at every length and across the buffer's growth.
+    @Test func numbersAndIdsAreWrittenAsTheirDescriptions() {
+        var random = SplitMix64(seed: 0x7D6)
+        var values: [UInt64] = [0, 1, 9, 10, 11, 99, 100, 101, UInt64.max, UInt64.max - 1, 1 << 63]
+        var power: UInt64 = 1
+        for _ in 0..<19 {
+            power *= 10
+            values += [power - 1, power, power + 1]
+        }
+        values += (0..<3_000).map { _ in random.next() >> (random.next() % 64) }
+        var output = DumpJSONOutput(capacity: 16)
+        var expected = ""
+        for value in values {
+            output.integer(value)
+            output.integer(Int64(bitPattern: value))
+            output.replica(ReplicaID(rawValue: value))
+            output.dot(Dot(replica: ReplicaID(rawValue: ~value), sequence: value))
+            expected += "\(value)\(Int64(bitPattern: value))\"\(ReplicaID(rawValue: value))\""
+            expected += "\"\(Dot(replica: ReplicaID(rawValue: ~value), sequence: value))\""
+        }
+        output.integer(Int64.min)
+        output.integer(Int8(-7))
+        expected += "\(Int64.min)-7"
+        #expect(String(decoding: output.bytes, as: UTF8.self) == expected)
+    }
+
+    /// A writer keeps its lines in a buffer its copies share until one writes: each copy must
+    /// go on as if it were alone, through both document entry points, growth and `takeBytes()`.
+    @Test func aCopiedWriterWritesOnWithoutChangingTheOriginal() throws {
+        var random = SplitMix64(seed: 0x7D5)
+        // Documents of different entries, so that lines written over one another show.
+        var documents: [TabBarDocument] = []
+        while documents.count < 40 {
+            let document = Self.randomDocument(&random)
+            if !document.entries.isEmpty && !documents.contains(document) { documents.append(document) }
+        }
+        let key = DocumentKey(profile: profile("p"), bar: bar("b"))
+        /// The bytes of a fresh writer given `documents` by index, odd ones from their bytes.
+        func alone(_ indices: [Int]) throws -> [UInt8] {
+            var writer = DumpWriter(version: 3)
+            for index in indices { try write(index, &writer) }
+            return writer.takeBytes()
+        }
+        func write(_ index: Int, _ writer: inout DumpWriter) throws {
+            if index % 2 == 0 {
+                writer.writeDocument(key: key, document: documents[index], catalog: nil)
+            } else {
+                try documents[index].encoded().withUnsafeBufferPointer {
+                    try writer.writeDocument(key: key, encoded: $0)
+                }
+            }
+        }
+        // Both write into the room the shared buffer has left (lines taken keep the room).
+        var original = DumpWriter(version: 3)
+        for index in 0..<40 { try write(index, &original) }
+        #expect(try original.takeBytes() == alone(Array(0..<40)))
+        try write(0, &original)
+        var copy = original
+        try write(1, &copy)
+        try write(2, &original)
+        #expect(try copy.takeBytes() == alone([0, 1]))
+        #expect(try original.takeBytes() == alone([0, 2]))
+        // Enough lines that one outgrows the buffer, then a copy of the other.
+        for index in 0..<3 { try write(index, &original) }
+        copy = original
+        for index in 3..<40 { try write(index, &copy) }
+        var second = original
+        for index in [39, 4] { try write(index, &original) }
+        try write(6, &second)
+        #expect(try copy.takeBytes() == alone(Array(0..<40)))
+        #expect(try original.takeBytes() == alone([0, 1, 2, 39, 4]))
+        #expect(try second.takeBytes() == alone([0, 1, 2, 6]))
+        try write(5, &copy)
+        #expect(try copy.takeBytes() == alone([5]))
+        #expect(original.pendingCount == 0 && second.pendingCount == 0)
+    }
+
     @Test func theTranscoderRefusesExactlyWhatTheDecoderRefuses() {
         let seed: UInt64 = 0x7D4
         var random = SplitMix64(seed: seed)
