@@ -64,6 +64,9 @@ extension Bench {
         process.arguments = ["--child"] + arguments
         let output = Pipe()
         process.standardOutput = output
+        // Each phase starts on a quiet disk: the write-back of the phases and stores before it
+        // (the dump file, the stores just built) would otherwise land in its own flush.
+        sync()
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
