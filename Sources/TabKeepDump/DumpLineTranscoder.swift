@@ -11,7 +11,7 @@ import TabKeep
 /// tombstones against the clear's context, each dot held once. Anything else returns nil and
 /// the line goes to the slow path, which takes or refuses it and names the problem.
 /// `DumpLineTranscoderPropertyTests` compares the two on valid and mutated lines.
-struct DumpLineTranscoder {
+struct DumpLineTranscoder: ~Copyable {
     /// The entries written so far (the stored bytes but the format byte and count).
     private var body = ByteWriter()
     /// The dots of the entries read so far, and whether each is a tombstone (checked against the
@@ -70,7 +70,7 @@ struct DumpLineTranscoder {
         // The format byte and the entry count (a varint of at most three bytes: 16,384 entries at
         // most), then the entries, in one array of the exact size.
         let countBytes = count < 0x80 ? 1 : count < 0x4000 ? 2 : 3
-        let bytes = body.written.withUnsafeBufferPointer { entries in
+        let bytes = body.withWritten { entries in
             [UInt8](unsafeUninitializedCapacity: 1 + countBytes + entries.count) { buffer, initialized in
                 buffer[0] = secondForm ? 2 : 1
                 var rest = count
@@ -322,7 +322,7 @@ struct DumpLineTranscoder {
         } while cursor.literal(",")
         guard cursor.literal("]}") else { return nil }
         body.varint(UInt64(count))
-        marks.written.withUnsafeBytes { body.raw($0) }
+        marks.withWritten { body.raw(UnsafeRawBufferPointer($0)) }
         return true
     }
 

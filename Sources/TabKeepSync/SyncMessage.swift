@@ -192,7 +192,8 @@ public struct SyncMessage: Hashable, Sendable {
                 writer.data(document.document.encoded())
             }
         }
-        writer.fixed32(CRC32.checksum(writer.written))
+        let checksum = writer.withWritten { CRC32.checksum($0) }
+        writer.fixed32(checksum)
         return writer.finish()
     }
 }

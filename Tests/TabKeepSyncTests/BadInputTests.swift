@@ -89,11 +89,14 @@ import Testing
         header.varint(7)  // the requester's revision (format 5)
         header.varint(1)  // one section
         header.string("alice")
-        var hugeVector = header
+        let prefix = header.bytes
+        var hugeVector = ByteWriter()
+        hugeVector.bytes = prefix
         hugeVector.varint(1 << 40)
         let vectorError = refusal(sealed(hugeVector.bytes), by: session)
         #expect("\(vectorError!)".contains("more than the limit of 65536"))
-        var hugeEntries = header
+        var hugeEntries = ByteWriter()
+        hugeEntries.bytes = prefix
         hugeEntries.varint(0)
         hugeEntries.varint(0)
         hugeEntries.varint(0)  // no digest

@@ -11,6 +11,6 @@ extension Entry {
         mine.value(value)
         var theirs = ByteWriter()
         theirs.value(other.value)
-        return theirs.written.lexicographicallyPrecedes(mine.written)
+        return theirs.withWritten { theirs in mine.withWritten { theirs.lexicographicallyPrecedes($0) } }
     }
 }
