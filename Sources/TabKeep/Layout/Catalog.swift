@@ -56,19 +56,44 @@ public struct Catalog: Hashable, Sendable {
         var customizableByDefault: Bool { placement == .fixed ? false : customizable }
     }
 
+    /// Everything a catalog holds, in one object: a catalog is copied on every read (out of the
+    /// registered catalogs' cache, into a layout), and one object costs one retain where six
+    /// fields cost five.
+    private let storage: Storage
+
     /// The tabs, in default order.
-    public private(set) var tabs: [Tab]
+    public var tabs: [Tab] { storage.tabs }
     /// Declared renames: old id → new id.
-    public private(set) var renames: [TabID: TabID]
+    public var renames: [TabID: TabID] { storage.renames }
     /// Catalog index of each tab.
-    let catalogIndexOfTab: [TabID: Int]
+    var catalogIndexOfTab: [TabID: Int] { storage.catalogIndexOfTab }
     /// Catalog indices in the byte order of their ids (the order documents keep their entries in).
-    let catalogIndicesInIDOrder: [Int]
+    var catalogIndicesInIDOrder: [Int] { storage.catalogIndicesInIDOrder }
     /// The ids' bytes in that order, for the layout decoder.
-    let idTable: CatalogIDIndex
+    var idTable: CatalogIDIndex { storage.idTable }
     /// A 64-bit hash of ``encoded()`` (FNV-1a), which a stored layout record names the catalog it
     /// was resolved against by: a record is read only with a catalog of the same fingerprint.
-    let fingerprint: UInt64
+    var fingerprint: UInt64 { storage.fingerprint }
+
+    /// A catalog's validated contents and the tables built from them, never changed after `init`.
+    private final class Storage: Sendable {
+        let tabs: [Tab]
+        let renames: [TabID: TabID]
+        let catalogIndexOfTab: [TabID: Int]
+        let catalogIndicesInIDOrder: [Int]
+        let idTable: CatalogIDIndex
+        let fingerprint: UInt64
+
+        init(tabs: [Tab], renames: [TabID: TabID], catalogIndexOfTab: [TabID: Int]) {
+            self.tabs = tabs
+            self.renames = renames
+            self.catalogIndexOfTab = catalogIndexOfTab
+            let sorted = tabs.indices.sorted { tabs[$0].id < tabs[$1].id }
+            self.catalogIndicesInIDOrder = sorted
+            self.idTable = CatalogIDIndex(tabs: tabs, sorted: sorted)
+            self.fingerprint = Catalog.fingerprint(of: Catalog.encode(tabs: tabs, renames: renames))
+        }
+    }
 
     /// The most tabs a bar holds.
     public static let maxTabs = 256
@@ -92,12 +117,7 @@ public struct Catalog: Hashable, Sendable {
                 current = next
             }
         }
-        self.tabs = tabs
-        self.renames = renames
-        self.catalogIndexOfTab = index
-        self.catalogIndicesInIDOrder = tabs.indices.sorted { tabs[$0].id < tabs[$1].id }
-        self.idTable = CatalogIDIndex(tabs: tabs, sorted: catalogIndicesInIDOrder)
-        self.fingerprint = Self.fingerprint(of: Self.encode(tabs: tabs, renames: renames))
+        storage = Storage(tabs: tabs, renames: renames, catalogIndexOfTab: index)
     }
 
     /// FNV-1a (64-bit) of `bytes`: deterministic across processes and builds, unlike `Hasher`.
@@ -133,7 +153,7 @@ public struct Catalog: Hashable, Sendable {
 
     /// Equal when tabs and renames are equal.
     public static func == (lhs: Catalog, rhs: Catalog) -> Bool {
-        lhs.tabs == rhs.tabs && lhs.renames == rhs.renames
+        lhs.storage === rhs.storage || (lhs.tabs == rhs.tabs && lhs.renames == rhs.renames)
     }
 
     /// Hashes tabs and renames.
