@@ -38,12 +38,17 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: it owns an `MDB_env*`, which LMDB makes thread-safe with `MDB_NOTLS`.
 public final class Environment: @unchecked Sendable {
+    // The variables below that every transaction reads (`openHandle`, `openings`,
+    // `openedGeneration`) are written only with `gate` held exclusive and read with it held
+    // shared, so no access can overlap a write: Swift's dynamic exclusivity check on each read
+    // (a third of a launch read's bookkeeping outside LMDB) is switched off for them.
+
     /// The `MDB_env*`, nil while suspended or closed: written only with `gate` held exclusive.
-    var openHandle: OpaquePointer?
+    @exclusivity(unchecked) var openHandle: OpaquePointer?
     /// How many times the `MDB_env` has been opened: 1, plus one for every reopen after
     /// ``suspend()``. Written with `gate` held exclusive, so stable inside any transaction.
     /// For this package's tests (a reopen is otherwise invisible), not API.
-    package internal(set) var openings = 1
+    @exclusivity(unchecked) package internal(set) var openings = 1
     /// The open `MDB_env*`; valid only inside a call that holds `gate` shared (see `enter()`).
     var handle: OpaquePointer { openHandle! }
     /// Held shared by every call that reaches LMDB, exclusive by suspend and close: they wait for
@@ -76,7 +81,7 @@ public final class Environment: @unchecked Sendable {
     let transactionLock: TransactionLock?
     /// The data file's generation (``TransactionLock/generation``) when the handle was opened:
     /// a transaction that finds another one reopens first. Written with `gate` held exclusive.
-    var openedGeneration: UInt64 = 0
+    @exclusivity(unchecked) var openedGeneration: UInt64 = 0
     /// A descriptor on `lock.mdb` whose lock this process's LMDB lock rides on after a
     /// ``replaceFile(mapSize:_:)`` in `lmdb` mode (closing it would drop the handle's locks), or
     /// -1; closed right after the handle. Written with `gate` held exclusive.

@@ -63,9 +63,14 @@ final class MapLock: ReadWriteLock, @unchecked Sendable {
 /// transaction on the same thread fails loudly instead of deadlocking.
 // @unchecked: a pthread key, itself thread-safe
 final class ThreadDepth: @unchecked Sendable {
-    private var key = pthread_key_t()
+    /// A constant, so reading it takes no exclusivity check (a read reads it three times).
+    private let key: pthread_key_t
 
-    init() { precondition(pthread_key_create(&key, nil) == 0, "pthread_key_create failed") }
+    init() {
+        var key = pthread_key_t()
+        precondition(pthread_key_create(&key, nil) == 0, "pthread_key_create failed")
+        self.key = key
+    }
     deinit { pthread_key_delete(key) }
 
     /// Bit 0: a write is open on this thread; the rest: the number of open reads.
