@@ -5,8 +5,37 @@ import Testing
 
 /// Identifier order by prefix keys (the first eight bytes as one number) against the byte loop:
 /// the same three-way order for every pair of NUL-free byte strings, with lengths around eight and
-/// shared prefixes made common; and the catalog lookups built on it find what a linear search finds.
+/// shared prefixes made common; the catalog lookups built on it find what a linear search finds;
+/// and identifier equality, whose fast path compares two strings' representations, answers as
+/// their bytes do.
 @Suite struct IdentifierPrefixDifferentialPropertyTests {
+    @Test func identifiersAreEqualExactlyWhenTheirBytesAre() throws {
+        var random = SplitMix64(seed: 0x1D9)
+        // Short and long (inline and stored), with canonically equivalent spellings that differ in bytes.
+        let pieces = ["a", "b", "é", "e\u{301}", "tab-", "0123456789", "ß", "~"]
+        func text() -> String {
+            (0..<Int(random.next() % 7)).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }
+                .joined()
+        }
+        for _ in 0..<20_000 {
+            let left = text()
+            let right: String
+            switch random.next() % 4 {
+            case 0: right = left  // the same representation
+            case 1: right = String(decoding: Array(left.utf8), as: UTF8.self)  // the same bytes, built anew
+            case 2: right = String(Substring("^" + left).dropFirst())  // the same bytes through a substring
+            default: right = text()
+            }
+            let expected = Array(left.utf8) == Array(right.utf8)
+            #expect(
+                IdentifierRules.equal(left, right) == expected, "\(Array(left.utf8)) \(Array(right.utf8))")
+            #expect(IdentifierRules.sameRepresentation(left, right) ? expected : true)
+        }
+        // Equal under Unicode equivalence (Swift's ==), unequal as identifiers.
+        #expect(!IdentifierRules.equal("caf\u{E9}", "cafe\u{301}"))
+        #expect(try TabID("caf\u{E9}") != TabID("cafe\u{301}"))
+    }
+
     @Test func prefixKeysOrderIdentifiersAsTheirBytesDo() {
         var random = SplitMix64(seed: 0x1D8)
         // Few distinct bytes, so that long shared prefixes and equal ids come up often.

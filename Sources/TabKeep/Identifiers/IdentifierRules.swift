@@ -36,12 +36,30 @@ package enum IdentifierRules {
     /// Byte-wise equality: identifiers are compared as stored, never by Unicode equivalence.
     @inline(__always)
     static func equal(_ lhs: String, _ rhs: String) -> Bool {
+        // Two strings with the same representation (one small string's inline bytes, or one
+        // storage object) hold the same bytes: the common case of an id compared with a copy
+        // of itself (a bar name, a catalog's tab) takes no look at the bytes.
+        if sameRepresentation(lhs, rhs) { return true }
         if lhs.utf8.count != rhs.utf8.count { return false }
         let fast = lhs.utf8.withContiguousStorageIfAvailable { left in
             rhs.utf8.withContiguousStorageIfAvailable { right in compare(left, right) == 0 }
         }
         if let fast, let fast { return fast }
         return lhs.utf8.elementsEqual(rhs.utf8)
+    }
+
+    /// Whether two strings are the same value bit for bit: then they are equal byte for byte
+    /// (the converse need not hold, so only a `true` answers anything).
+    @inline(__always)
+    static func sameRepresentation(_ lhs: String, _ rhs: String) -> Bool {
+        withUnsafeBytes(of: lhs) { left in
+            withUnsafeBytes(of: rhs) { right in
+                guard MemoryLayout<String>.size == 16 else { return left.elementsEqual(right) }
+                return left.load(as: UInt64.self) == right.load(as: UInt64.self)
+                    && left.load(fromByteOffset: 8, as: UInt64.self)
+                        == right.load(fromByteOffset: 8, as: UInt64.self)
+            }
+        }
     }
 
     /// Byte-wise order, the order LMDB sorts keys in.
