@@ -5,6 +5,14 @@ import Testing
 
 @Suite("Layout rules")
 struct LayoutRuleTests {
+    @Test func aCatalogDescribesItselfByItsTabsAndRenames() throws {
+        let catalog = try Catalog(tabs: [Catalog.Tab(tab("home"))], renames: [tab("chat"): tab("home")])
+        let text = String(describing: catalog)
+        #expect(text.hasPrefix("Catalog(tabs: "), "\(text)")
+        #expect(text.contains("home") && text.contains("chat"), "\(text)")
+        #expect(!text.contains("Storage"), "\(text)")
+    }
+
     @Test func aNewTabStandsInItsCatalogSlotAndAMovedTabKeepsItsPlace() throws {
         var replica = simulatedReplica(1)
         let version1 = try Catalog(tabs("a", "b", "c"))

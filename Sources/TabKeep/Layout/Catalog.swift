@@ -162,3 +162,11 @@ public struct Catalog: Hashable, Sendable {
         hasher.combine(renames)
     }
 }
+
+extension Catalog: CustomReflectable {
+    /// Its tabs and renames, as `print` and test failures show a catalog (its tables live in a
+    /// private object, which would otherwise be all a description showed).
+    public var customMirror: Mirror {
+        Mirror(self, children: ["tabs": tabs, "renames": renames], displayStyle: .struct)
+    }
+}
