@@ -13,44 +13,55 @@
 /// `badgeCount` badges, each a catalog index and its count in eight little-endian bytes;
 /// `textCount` badge texts, each a catalog index, a length and that many UTF-8 bytes. A catalog
 /// has at most ``Catalog/maxTabs`` (256) tabs, so an index is one byte. Up to
-/// ``inlineCapacity`` bytes (a ten-tab bar takes about 40) live in the value itself; more go to
+/// ``inlineCapacity`` bytes (a ten-tab bar with a badge and a text takes about 35) live in the value itself; more go to
 /// an array.
 struct CompactLayout: Sendable {
     /// The catalog's ids in catalog order (the catalog's own array: one retain).
     let tabs: [TabID]
-    let shownCount: Int
-    let hiddenCount: Int
-    let badgeCount: Int
-    let textCount: Int
-    let selection: Selection
+    /// The four counts in two bytes each, and the selection as a kind and a catalog index: a
+    /// layout travels by value through a read's closures, so every byte here is copied several
+    /// times a read (the value was 200 bytes with `Int` counts, a `Selection` and 128 inline
+    /// bytes; it is 96 now).
+    private let counts: (shown: UInt16, hidden: UInt16, badges: UInt16, texts: UInt16)
+    /// The selection: ``Selected``'s kind and catalog index.
+    let selected: Selected
     /// The packed bytes when they fit, else unused.
-    private var inline: InlineBytes = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    private var inline: InlineBytes = (0, 0, 0, 0, 0, 0, 0, 0)
     /// The packed bytes when they do not fit inline.
     private var spilled: [UInt8]?
 
-    /// Sixteen words: 128 bytes.
-    typealias InlineBytes = (
-        UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
-        UInt64, UInt64, UInt64, UInt64
-    )
+    /// Eight words: 64 bytes.
+    typealias InlineBytes = (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
     /// How many packed bytes the value holds itself.
     static let inlineCapacity = MemoryLayout<InlineBytes>.size
 
     /// Bytes per badge: the index and the count.
     static let badgeBytes = 9
 
-    /// A layout of `size` packed bytes, which `write` fills (all of them) and returns how many it wrote.
+    /// The selection as a layout record stores it: a kind (0 none, 1 More, 2 a tab) and, for a
+    /// tab, its catalog index.
+    struct Selected: Hashable, Sendable {
+        /// 0 none, 1 More, 2 the tab at `index`.
+        let kind: UInt8
+        /// The selected tab's catalog index (0 unless `kind` is 2).
+        let index: UInt8
+
+        static let none = Selected(kind: 0, index: 0)
+        static let more = Selected(kind: 1, index: 0)
+        /// The tab at catalog index `index` (below ``Catalog/maxTabs``).
+        static func tab(_ index: Int) -> Selected { Selected(kind: 2, index: UInt8(index)) }
+    }
+
+    /// A layout of `size` packed bytes, which `write` fills (all of them) and returns how many it
+    /// wrote. Every count is at most ``Catalog/maxTabs``.
     init(
         tabs: [TabID], shownCount: Int, hiddenCount: Int, badgeCount: Int, textCount: Int,
-        selection: Selection,
+        selected: Selected,
         size: Int, write: (UnsafeMutableRawBufferPointer) -> Int
     ) {
         self.tabs = tabs
-        self.shownCount = shownCount
-        self.hiddenCount = hiddenCount
-        self.badgeCount = badgeCount
-        self.textCount = textCount
-        self.selection = selection
+        counts = (UInt16(shownCount), UInt16(hiddenCount), UInt16(badgeCount), UInt16(textCount))
+        self.selected = selected
         if size <= Self.inlineCapacity {
             _ = withUnsafeMutableBytes(of: &inline) {
                 write(UnsafeMutableRawBufferPointer(rebasing: $0[..<size]))
@@ -59,6 +70,20 @@ struct CompactLayout: Sendable {
             spilled = [UInt8](unsafeUninitializedCapacity: size) { buffer, made in
                 made = write(UnsafeMutableRawBufferPointer(buffer))
             }
+        }
+    }
+
+    var shownCount: Int { Int(counts.shown) }
+    var hiddenCount: Int { Int(counts.hidden) }
+    var badgeCount: Int { Int(counts.badges) }
+    var textCount: Int { Int(counts.texts) }
+
+    /// The stored selection.
+    var selection: Selection {
+        switch selected.kind {
+        case 1: .more
+        case 2: .tab(tabs[Int(selected.index)])
+        default: .none
         }
     }
 

@@ -297,20 +297,20 @@ struct CompactResolver {
             }
         }
         let size = 2 * shownCount + hiddenCount + CompactLayout.badgeBytes * badgeCount + textBytes
-        var selection = Selection.none
+        var selected = CompactLayout.Selected.none
         switch self.selection.code {
         case .more:
-            selection = .more
+            selected = .more
         case .tab:
             if let index = table.catalogIndex(of: self.selection.tab, in: ids), !isHidden(index) {
-                selection = .tab(tabs[index])
+                selected = .tab(index)
             }
         case .noTab:
             break
         }
         let compact = CompactLayout(
             tabs: tabs, shownCount: shownCount, hiddenCount: hiddenCount, badgeCount: badgeCount,
-            textCount: textCount, selection: selection, size: size
+            textCount: textCount, selected: selected, size: size
         ) { buffer in
             var made = 0
             func put(_ byte: Int) {

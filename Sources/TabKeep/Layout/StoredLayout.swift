@@ -48,12 +48,6 @@ extension CompactLayout {
     /// of the exact size (an edit makes one).
     func storedRecord(fingerprint: UInt64) -> [UInt8] {
         let packedCount = packedCount
-        let selected: (UInt8, UInt8)
-        switch selection {
-        case .none: selected = (0, 0)
-        case .more: selected = (1, 0)
-        case .tab(let tab): selected = (2, UInt8(tabs.firstIndex(of: tab)!))
-        }
         return [UInt8](unsafeUninitializedCapacity: Self.storedHeader + packedCount) { buffer, made in
             let raw = UnsafeMutableRawBufferPointer(buffer)
             raw.storeBytes(of: Self.storedFormat, toByteOffset: 0, as: UInt8.self)
@@ -62,8 +56,8 @@ extension CompactLayout {
             raw.storeBytes(of: UInt16(hiddenCount).littleEndian, toByteOffset: 11, as: UInt16.self)
             raw.storeBytes(of: UInt16(badgeCount).littleEndian, toByteOffset: 13, as: UInt16.self)
             raw.storeBytes(of: UInt16(textCount).littleEndian, toByteOffset: 15, as: UInt16.self)
-            raw.storeBytes(of: selected.0, toByteOffset: 17, as: UInt8.self)
-            raw.storeBytes(of: selected.1, toByteOffset: 18, as: UInt8.self)
+            raw.storeBytes(of: selected.kind, toByteOffset: 17, as: UInt8.self)
+            raw.storeBytes(of: selected.index, toByteOffset: 18, as: UInt8.self)
             withPacked { packed in
                 UnsafeMutableRawBufferPointer(rebasing: raw[Self.storedHeader...])
                     .copyMemory(from: UnsafeRawBufferPointer(rebasing: packed[..<packedCount]))
@@ -117,16 +111,16 @@ extension CompactLayout {
             fixed += 2 + length
         }
         guard fixed == packed.count else { return nil }
-        let selection: Selection
+        let selected: Selected
         switch (record[17], Int(record[18])) {
-        case (0, 0): selection = .none
-        case (1, 0): selection = .more
-        case (2, let index) where shown.contains(index): selection = .tab(tabs[index])
+        case (0, 0): selected = .none
+        case (1, 0): selected = .more
+        case (2, let index) where shown.contains(index): selected = .tab(index)
         default: return nil
         }
         self.init(
             tabs: tabs, shownCount: shownCount, hiddenCount: hiddenCount, badgeCount: badgeCount,
-            textCount: textCount, selection: selection, size: packed.count
+            textCount: textCount, selected: selected, size: packed.count
         ) { buffer in
             buffer.copyMemory(from: packed)
             return packed.count
