@@ -13,8 +13,8 @@
 /// `badgeCount` badges, each a catalog index and its count in eight little-endian bytes;
 /// `textCount` badge texts, each a catalog index, a length and that many UTF-8 bytes. A catalog
 /// has at most ``Catalog/maxTabs`` (256) tabs, so an index is one byte. Up to
-/// ``inlineCapacity`` bytes (a ten-tab bar with a badge and a text takes about 35) live in the value itself; more go to
-/// an array.
+/// ``inlineCapacity`` bytes (a ten-tab bar with a badge and a text takes about 35) live in the
+/// value itself; more go to an array.
 struct CompactLayout: Sendable {
     /// The catalog's ids in catalog order (the catalog's own array: one retain).
     let tabs: [TabID]
