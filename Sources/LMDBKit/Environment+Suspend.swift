@@ -84,12 +84,7 @@ extension Environment {
     /// Closes `handle` with the gate held exclusive (no transaction open), leaving the path
     /// suspended by this object or free.
     func shutDown(_ handle: OpaquePointer, suspending: Bool) throws(LMDBError) {
-        for txn in readerPool.withLock({ pool in
-            defer { pool = [] }
-            return pool
-        }) {
-            mdb_txn_abort(OpaquePointer(bitPattern: txn))
-        }
+        abortPooledReaders()
         var info = MDB_envinfo()
         if mdb_env_info(handle, &info) == 0 {
             lastSeenTransactionID.store(info.me_last_txnid, ordering: .relaxed)

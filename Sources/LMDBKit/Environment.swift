@@ -66,7 +66,11 @@ public final class Environment: @unchecked Sendable {
     let writerLock = WriterLock()
     /// Reset read transactions ready to renew, as bit patterns (a pointer is not Sendable).
     let readerPool = Mutex<[UInt]>([])
-    /// How many reset read transactions are kept; each holds a reader slot.
+    /// One more reset read transaction (0: none), taken and put back with one atomic operation
+    /// each: a thread reading alone never touches ``readerPool``'s mutex.
+    let pooledReader = Atomic<UInt>(0)
+    /// How many reset read transactions ``readerPool`` keeps besides ``pooledReader``; each holds a
+    /// reader slot.
     static let maxPooledReaders = 8
     let mapLock = MapLock()
     let depth = ThreadDepth()
@@ -118,7 +122,7 @@ public final class Environment: @unchecked Sendable {
     }
 
     deinit {
-        for txn in readerPool.withLock({ $0 }) { mdb_txn_abort(OpaquePointer(bitPattern: txn)) }
+        abortPooledReaders()
         if isPrivate {
             if let handle = openHandle { mdb_env_close(handle) }
         } else if let handle = openHandle {
@@ -172,8 +176,9 @@ public final class Environment: @unchecked Sendable {
     /// Renews a pooled read transaction (`mdb_txn_renew`: it keeps its reader slot, so no slot is
     /// searched for and nothing allocated), or begins a new one.
     private func beginRead(nested: Bool) throws(LMDBError) -> OpaquePointer {
-        let pooled = readerPool.withLock { $0.popLast() }
-        if let pooled, let txn = OpaquePointer(bitPattern: pooled) {
+        var pooled = pooledReader.exchange(0, ordering: .acquiring)
+        if pooled == 0 { pooled = readerPool.withLock { $0.popLast() } ?? 0 }
+        if let txn = OpaquePointer(bitPattern: pooled) {
             if mdb_txn_renew(txn) == 0 { return txn }
             mdb_txn_abort(txn)  // MAP_RESIZED, say: begin() below adopts it
         }
@@ -183,12 +188,27 @@ public final class Environment: @unchecked Sendable {
     /// Resets a finished read transaction into the pool (`mdb_txn_reset`), or aborts it when the pool is full.
     private func endRead(_ txn: OpaquePointer) {
         mdb_txn_reset(txn)
+        let bits = UInt(bitPattern: txn)
+        if pooledReader.compareExchange(expected: 0, desired: bits, ordering: .releasing).exchanged { return }
         let kept = readerPool.withLock { pool in
             guard pool.count < Self.maxPooledReaders else { return false }
-            pool.append(UInt(bitPattern: txn))
+            pool.append(bits)
             return true
         }
         if !kept { mdb_txn_abort(txn) }
+    }
+
+    /// Aborts every pooled read transaction, with no transaction of this environment open (the
+    /// gate held exclusive, or the environment going away).
+    func abortPooledReaders() {
+        let single = pooledReader.exchange(0, ordering: .acquiring)
+        if let txn = OpaquePointer(bitPattern: single) { mdb_txn_abort(txn) }
+        for txn in readerPool.withLock({ pool in
+            defer { pool = [] }
+            return pool
+        }) {
+            mdb_txn_abort(OpaquePointer(bitPattern: txn))
+        }
     }
 
     /// Runs `body` in a write transaction: it commits when `body` returns and aborts when it throws.
