@@ -67,7 +67,7 @@ extension Environment {
         -> [[UInt8]?]
     {
         var dbi: MDB_dbi = 0
-        let opened = mdb_dbi_open(txn, database, 0, &dbi)
+        let opened = database.withCString { mdb_dbi_open(txn, $0, 0, &dbi) }
         if opened == MDB_NOTFOUND { return keys.map { _ in nil } }
         try check(opened)
         var values: [[UInt8]?] = []
@@ -135,9 +135,10 @@ extension Environment {
     ) throws(LMDBError) -> Environment {
         let opened: (OpaquePointer, DatabaseTable)
         var readOnly = false
+        let files = StoreFiles(path)
         // Each lock file looked up once: its presence records the store's mode.
-        let hasTransactionLockFile = access(path + "/" + transactionLockFileName, F_OK) == 0
-        let hasLockFile = access(path + "/lock.mdb", F_OK) == 0
+        let hasTransactionLockFile = StoreFiles.exists(files.transactionLock)
+        let hasLockFile = StoreFiles.exists(files.lock)
         let locking = try storeLocking(
             path: path, requested: configuration.locking, hasTransactionLockFile: hasTransactionLockFile,
             hasLockFile: hasLockFile)
@@ -145,27 +146,27 @@ extension Environment {
         var generation: UInt64 = 0
         if configuration.writableOnFirstWrite && !configuration.readOnly,
             let deferred = try openReadOnlyUntilFirstWrite(
-                path: path, configuration: configuration, locking: locking, hadLockFile: hasLockFile,
-                probe: probe)
+                files: files, configuration: configuration, locking: locking, hadLockFile: hasLockFile,
+                hadTransactionLockFile: hasTransactionLockFile, probe: probe)
         {
             return deferred
         }
         do {
             transactionLock = try makeTransactionLock(
-                path: path, locking: locking, configuration: configuration)
+                files: files, existed: hasTransactionLockFile, locking: locking, configuration: configuration)
             generation = transactionLock?.generation ?? 0
             opened = try makeHandle(
-                path: path, configuration: configuration, readOnly: configuration.readOnly, locking: locking,
-                transactionLock: transactionLock, probe: probe)
+                files: files, configuration: configuration, readOnly: configuration.readOnly,
+                locking: locking, transactionLock: transactionLock, hadLockFile: hasLockFile, probe: probe)
             readOnly = configuration.readOnly
         } catch .system(errno: EROFS) {
             // A store on a read-only filesystem still reads (LMDB then needs no lock file).
             transactionLock = try makeTransactionLock(
-                path: path, locking: locking, configuration: configuration)
+                files: files, existed: true, locking: locking, configuration: configuration)
             generation = transactionLock?.generation ?? 0
             opened = try makeHandle(
-                path: path, configuration: configuration, readOnly: true, locking: locking,
-                transactionLock: transactionLock, probe: probe)
+                files: files, configuration: configuration, readOnly: true, locking: locking,
+                transactionLock: transactionLock, hadLockFile: hasLockFile, probe: probe)
             readOnly = true
         }
         return Environment(
@@ -177,14 +178,18 @@ extension Environment {
     /// store cannot be opened so (no data file yet, or a named database missing, which a
     /// writable open creates): the caller then opens it for writing.
     private static func openReadOnlyUntilFirstWrite(
-        path: String, configuration: Configuration, locking: Locking, hadLockFile: Bool,
-        probe: (OpaquePointer) throws(LMDBError) -> Void
+        files: StoreFiles, configuration: Configuration, locking: Locking, hadLockFile: Bool,
+        hadTransactionLockFile: Bool, probe: (OpaquePointer) throws(LMDBError) -> Void
     ) throws(LMDBError) -> Environment? {
         // Per-transaction: no lock file is made for a store that has no data file yet (the
         // writable open makes it, and takes it back if an lmdb-mode process got there first).
-        if locking == .perTransaction && access(path + "/data.mdb", F_OK) != 0 { return nil }
+        // A lock file that is there already is that store's: a missing data file then fails
+        // the read-only open below (ENOENT), as it does in lmdb mode.
+        if locking == .perTransaction && !hadTransactionLockFile && !StoreFiles.exists(files.data) {
+            return nil
+        }
         let transactionLock = try makeTransactionLock(
-            path: path, locking: locking, configuration: configuration)
+            files: files, existed: hadTransactionLockFile, locking: locking, configuration: configuration)
         let generation = transactionLock?.generation ?? 0
         var reading = configuration
         reading.readOnly = true
@@ -192,7 +197,7 @@ extension Environment {
         let databases: DatabaseTable
         do {
             (handle, databases) = try makeHandle(
-                path: path, configuration: reading, readOnly: true, locking: locking,
+                files: files, configuration: reading, readOnly: true, locking: locking,
                 transactionLock: transactionLock, hadLockFile: hadLockFile, probe: probe)
         } catch .system(errno: EROFS) {
             return nil
@@ -207,7 +212,7 @@ extension Environment {
             return nil
         }
         return Environment(
-            handle: handle, path: path, configuration: configuration, databases: databases,
+            handle: handle, path: files.directory, configuration: configuration, databases: databases,
             isReadOnly: false, locking: locking, transactionLock: transactionLock, generation: generation,
             handleIsReadOnly: true)
     }
@@ -239,27 +244,26 @@ extension Environment {
 
     /// The transaction lock of a ``Locking/perTransaction`` store (its lock file made first, so a
     /// store is never created without the record of its mode), or nil in `lmdb` mode. Refuses a
-    /// store another process holds open in `lmdb` mode.
+    /// store another process holds open in `lmdb` mode. `existed`: whether the lock file was
+    /// there when the open looked (a refused open removes the one it made).
     private static func makeTransactionLock(
-        path: String, locking: Locking, configuration: Configuration
+        files: StoreFiles, existed: Bool, locking: Locking, configuration: Configuration
     ) throws(LMDBError) -> TransactionLock? {
         guard locking == .perTransaction else { return nil }
-        let file = path + "/" + transactionLockFileName
-        let existed = access(file, F_OK) == 0
-        let lock = try TransactionLock(path: file, mode: configuration.fileMode)
+        let lock = try TransactionLock(path: files.transactionLock, mode: configuration.fileMode)
         // A process that opened the new store in lmdb mode before this lock file existed.
-        if TransactionLock.lmdbModeHolder(of: path + "/lock.mdb") != nil {
-            if !existed { unlink(file) }
-            throw LMDBError.lockingMismatch(path: path, store: .lmdb, requested: .perTransaction)
+        if TransactionLock.lmdbModeHolder(of: files.lock) != nil {
+            if !existed { unlink(files.transactionLock) }
+            throw LMDBError.lockingMismatch(path: files.directory, store: .lmdb, requested: .perTransaction)
         }
         return configuration.perTransactionCoordination ? lock : nil
     }
 
-    /// Opens an `MDB_env` at `path` and its named databases; closes it again if that fails.
-    /// `probe` runs in the first, read-only, transaction, before any database is created.
+    /// Opens an `MDB_env` in `files`' directory and its named databases; closes it again if that
+    /// fails. `probe` runs in the first, read-only, transaction, before any database is created.
     /// `hadLockFile` is whether `lock.mdb` was there before this open, when the caller looked.
     static func makeHandle(
-        path: String, configuration: Configuration, readOnly: Bool, locking: Locking,
+        files: StoreFiles, configuration: Configuration, readOnly: Bool, locking: Locking,
         transactionLock: TransactionLock?, hadLockFile: Bool? = nil,
         probe: (OpaquePointer) throws(LMDBError) -> Void = { (_: OpaquePointer) throws(LMDBError) in }
     )
@@ -268,8 +272,7 @@ extension Environment {
         var raw: OpaquePointer?
         try check(mdb_env_create(&raw))
         guard let handle = raw else { throw LMDBError.system(errno: ENOMEM) }
-        let lockPath = path + "/lock.mdb"
-        let hadLockFile = hadLockFile ?? (access(lockPath, F_OK) == 0)
+        let hadLockFile = hadLockFile ?? StoreFiles.exists(files.lock)
         var flags = UInt32(MDB_NOTLS) | (readOnly ? UInt32(MDB_RDONLY) : 0)
         if locking == .perTransaction { flags |= UInt32(MDB_NOLOCK) }
         switch configuration.durability {
@@ -282,13 +285,15 @@ extension Environment {
                 try check(mdb_env_set_maxreaders(handle, UInt32(configuration.maxReaders)))
                 try check(mdb_env_set_maxdbs(handle, MDB_dbi(configuration.maxDatabases)))
                 try check(mdb_env_set_mapsize(handle, configuration.initialMapSize))
-                try check(mdb_env_open(handle, path, flags, mdb_mode_t(configuration.fileMode)))
+                let mode = mdb_mode_t(configuration.fileMode)
+                try check(mdb_env_open(handle, files.directoryPath, flags, mode))
                 var dead: Int32 = 0
                 try check(mdb_reader_check(handle, &dead))
                 // A process that had the store open in per-transaction mode made its lock file
                 // after this open chose lmdb mode: the two must not share the store.
-                if locking == .lmdb && access(path + "/" + transactionLockFileName, F_OK) == 0 {
-                    throw LMDBError.lockingMismatch(path: path, store: .perTransaction, requested: .lmdb)
+                if locking == .lmdb && StoreFiles.exists(files.transactionLock) {
+                    throw LMDBError.lockingMismatch(
+                        path: files.directory, store: .perTransaction, requested: .lmdb)
                 }
                 return .success(
                     try openDatabases(
@@ -308,7 +313,7 @@ extension Environment {
             // after `mdb_env_open` has created its lock file: remove the lock file this open made,
             // so a refused open leaves the directory as it found it. No other process can be using
             // a lock file for a file LMDB refuses.
-            if !hadLockFile, error == .invalidFile || error == .versionMismatch { unlink(lockPath) }
+            if !hadLockFile, error == .invalidFile || error == .versionMismatch { unlink(files.lock) }
             throw error
         }
     }
@@ -381,7 +386,7 @@ extension Environment {
                 var result = DatabaseTable()
                 for name in names {
                     var dbi: MDB_dbi = 0
-                    let rc = mdb_dbi_open(txn, name, create ? UInt32(MDB_CREATE) : 0, &dbi)
+                    let rc = name.withCString { mdb_dbi_open(txn, $0, create ? UInt32(MDB_CREATE) : 0, &dbi) }
                     if rc == MDB_NOTFOUND && !create {
                         if skippingMissing { continue }
                         mdb_txn_abort(txn)
@@ -411,9 +416,11 @@ extension Environment {
         -> String
     {
         guard !path.isEmpty else { throw LMDBError.system(errno: ENOENT) }
+        // One C copy of the path for stat(2) and realpath(3) (a string passed to C is copied at each call).
+        let cPath = Array(path.utf8CString)
         // stat(2) directly: the same answer as FileManager.fileExists (links followed), one call.
         var status = stat()
-        if stat(path, &status) == 0 {
+        if stat(cPath, &status) == 0 {
             guard status.st_mode & S_IFMT == S_IFDIR else { throw LMDBError.system(errno: ENOTDIR) }
         } else if !create {
             throw LMDBError.system(errno: ENOENT)
@@ -427,7 +434,7 @@ extension Environment {
                 throw LMDBError.system(errno: errno == 0 ? EACCES : errno)
             }
         }
-        guard let resolved = realpath(path, nil) else { throw LMDBError.system(errno: errno) }
+        guard let resolved = realpath(cPath, nil) else { throw LMDBError.system(errno: errno) }
         defer { free(resolved) }
         return String(cString: resolved)
     }

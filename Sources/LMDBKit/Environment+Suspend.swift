@@ -151,7 +151,7 @@ extension Environment {
         let lock = holdingTransactionLock ? nil : transactionLock
         openHandle = try Environment.registry.reopen(path, self) { () throws(LMDBError) in
             let (handle, reopened) = try Environment.makeHandle(
-                path: path, configuration: configuration, readOnly: readOnly, locking: locking,
+                files: StoreFiles(path), configuration: configuration, readOnly: readOnly, locking: locking,
                 transactionLock: lock)
             // Same names opened in the same order get the same handles; anything else is refused.
             guard reopened == expected else {

@@ -101,7 +101,7 @@ public final class Environment: @unchecked Sendable {
 
     /// The lock file of ``Locking/perTransaction`` mode, in the store's directory: its presence is
     /// how a store records that mode.
-    public static let transactionLockFileName = "transactions.lock"
+    public static let transactionLockFileName = StoreFiles.transactionLockName.description
 
     init(
         handle: OpaquePointer, path: String, configuration: Configuration, databases: DatabaseTable,

@@ -54,20 +54,24 @@ final class TransactionLock: @unchecked Sendable {
     /// Opens the lock file at `path`, creating it with `mode` if missing (even for a read-only
     /// open, as LMDB makes `lock.mdb`: it is the lock, not data). Where it cannot be written (a
     /// read-only filesystem, say) it is opened for reading, which is all a reader needs.
-    init(path: String, mode: UInt16) throws(LMDBError) {
+    init(path: [CChar], mode: UInt16) throws(LMDBError) {
         var opened = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, mode_t(mode))
+        let openedForWriting = opened >= 0
         if opened < 0 && (errno == EROFS || errno == EACCES) {
             opened = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         }
         guard opened >= 0 else { throw LMDBError.system(errno: errno) }
         descriptor = opened
-        writable = fcntl(opened, F_GETFL) & O_ACCMODE == O_RDWR
-        // Room for the generation and the flag: extending keeps any bytes already there.
+        writable = openedForWriting
+        // One fstat(2) for both the extension and the map (an open is a first layout's cost).
         var status = stat()
-        if writable, fstat(opened, &status) == 0, status.st_size < Self.mappedSize {
-            _ = ftruncate(opened, off_t(Self.mappedSize))
+        guard fstat(opened, &status) == 0 else { return }
+        var size = status.st_size
+        // Room for the generation and the flag: extending keeps any bytes already there.
+        if writable, size < Self.mappedSize, ftruncate(opened, off_t(Self.mappedSize)) == 0 {
+            size = off_t(Self.mappedSize)
         }
-        _ = mapGeneration()
+        _ = mapGeneration(size: size)
     }
 
     deinit {
@@ -83,13 +87,19 @@ final class TransactionLock: @unchecked Sendable {
     private static let flagOffset = 8
 
     /// The mapped generation, mapped now if the file has become long enough; nil while it is not.
-    private func mapGeneration() -> UnsafeRawPointer? {
+    /// `size`: the file's length when the caller has just read it.
+    private func mapGeneration(size known: off_t? = nil) -> UnsafeRawPointer? {
         if let map = UnsafeRawPointer(bitPattern: mapped.load(ordering: .acquiring)) { return map }
         mapping.lock()
         defer { mapping.unlock() }
         if let map = UnsafeRawPointer(bitPattern: mapped.load(ordering: .acquiring)) { return map }
         var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_size >= Self.generationSize else { return nil }
+        if let known {
+            status.st_size = known
+        } else if fstat(descriptor, &status) != 0 {
+            return nil
+        }
+        guard status.st_size >= Self.generationSize else { return nil }
         // 16 bytes of a file of 8 lie inside its one page: they read as zeros, never fault.
         let protection = writable ? PROT_READ | PROT_WRITE : PROT_READ
         let raw = mmap(nil, Self.mappedSize, protection, MAP_SHARED, descriptor, 0)
@@ -238,7 +248,7 @@ final class TransactionLock: @unchecked Sendable {
 
     /// The id of a process that holds LMDB's lifetime lock on `lockFile` (`lock.mdb`, byte 0,
     /// which every process with the environment open in ``Locking/lmdb`` mode holds), or nil.
-    static func lmdbModeHolder(of lockFile: String) -> Int32? {
+    static func lmdbModeHolder(of lockFile: [CChar]) -> Int32? {
         let file = open(lockFile, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard file >= 0 else { return nil }
         defer { close(file) }

@@ -45,6 +45,22 @@ struct WritableOnFirstWriteTests {
         #expect(try again.read { txn in try txn.count(reopened) } == 3)
     }
 
+    /// A per-transaction directory whose lock file is there but whose data file is gone: the
+    /// open no longer looks for the data file first, and LMDB's read-only open finding none
+    /// sends it to the writable open, which makes a new, empty store.
+    @Test func aLockFileWithoutItsDataFileOpensAsANewStore() throws {
+        let path = try existing("env", .perTransaction)
+        #expect(FileManager.default.fileExists(atPath: path + "/" + Environment.transactionLockFileName))
+        try FileManager.default.removeItem(atPath: path + "/data.mdb")
+        let env = try Environment.open(path: path, configuration: configuration(.perTransaction))
+        #expect(env.locking == .perTransaction)
+        let items = try env.database("items")
+        #expect(try env.read { txn in try txn.count(items) } == 0)
+        try env.write { txn in try txn.put(items, key: "b".bytes, value: [2]) }
+        #expect(env.openings == 1, "the open was writable from the start")
+        #expect(try env.read { txn in try txn.get(items, key: "b".bytes) } == [2])
+    }
+
     @Test(arguments: Locking.allCases)
     func aNewStoreOrAMissingDatabaseIsOpenedForWritingAtOnce(_ locking: Locking) throws {
         let fresh = try Environment.open(path: directory.sub("fresh"), configuration: configuration(locking))

@@ -8,11 +8,10 @@ extension TabKeepStore {
     /// copy of `data.mdb` alone: no process can be using it), lmdb for such a store made before
     /// the mode was recorded, or nil for every other directory. `hasDataFile`: whether `data.mdb`
     /// is there, as the caller found.
-    static func recordedLocking(_ path: String, hasDataFile: Bool) throws(LMDBError) -> Locking? {
-        let lockFiles = ["lock.mdb", Environment.transactionLockFileName]
-        guard hasDataFile,
-            lockFiles.allSatisfy({ access(path + "/" + $0, F_OK) != 0 })
+    static func recordedLocking(_ files: StoreFiles, hasDataFile: Bool) throws(LMDBError) -> Locking? {
+        guard hasDataFile, !StoreFiles.exists(files.lock), !StoreFiles.exists(files.transactionLock)
         else { return nil }
+        let path = files.directory
         guard try Environment.peek(path: path, database: Records.meta, key: Records.MetaKey.schema) != nil
         else {
             return nil

@@ -122,8 +122,9 @@ public final class TabKeepStore: Sendable {
         self.options = options
         // One stat(2) of the data file (links followed): whether it is there and whether it is
         // empty. Only without one can `path` be a file, checked then.
+        let files = StoreFiles(path)
         var dataFile = stat()
-        let hasDataFile = stat(path + "/data.mdb", &dataFile) == 0
+        let hasDataFile = stat(files.data, &dataFile) == 0
         if !hasDataFile {
             var status = stat()
             if stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFDIR {
@@ -147,7 +148,7 @@ public final class TabKeepStore: Sendable {
                 databases: Records.all, maxDatabases: Records.maxDatabases,
                 initialMapSize: options.initialMapSize, maxMapSize: options.maxMapSize,
                 durability: options.durability,
-                locking: try options.locking ?? Self.recordedLocking(path, hasDataFile: hasDataFile))
+                locking: try options.locking ?? Self.recordedLocking(files, hasDataFile: hasDataFile))
             configuration.readOnly = options.readOnly
             // An app's launch reads: the writable handle (and its write buffers) comes at the first write.
             configuration.writableOnFirstWrite = !options.readOnly
