@@ -88,6 +88,10 @@ struct DatabaseTable: Equatable, Sendable {
     /// The names, sorted.
     var names: [String] { all.map(\.name).sorted() }
 
+    /// Makes room for `count` databases (an open's table, grown one append at a time, was
+    /// reallocated twice on the way to four).
+    mutating func reserveCapacity(_ count: Int) { all.reserveCapacity(count) }
+
     /// Adds `database` unless one of that name is in the table already.
     mutating func insert(_ database: Database) {
         if self[database.name] == nil { all.append(database) }

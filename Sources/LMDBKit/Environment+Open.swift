@@ -99,7 +99,7 @@ extension Environment {
         let canonical = try prepareDirectory(
             path, mode: configuration.fileMode, create: !configuration.readOnly)
         return try registry.open(
-            canonical,
+            EnvironmentRegistry.Key(canonical),
             reuse: { (existing) throws(LMDBError) in try existing.checkReuse(with: configuration) },
             make: { () throws(LMDBError) in
                 try openNew(path: canonical, configuration: configuration, probe: probe)
@@ -384,6 +384,7 @@ extension Environment {
                 let txn = try beginOpening(env, readOnly: !create)
                 if !create { try probed(txn) }
                 var result = DatabaseTable()
+                result.reserveCapacity(names.count)
                 for name in names {
                     var dbi: MDB_dbi = 0
                     let rc = name.withCString { mdb_dbi_open(txn, $0, create ? UInt32(MDB_CREATE) : 0, &dbi) }

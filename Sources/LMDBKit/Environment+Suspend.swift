@@ -67,7 +67,7 @@ extension Environment {
         if let handle = openHandle {
             try shutDown(handle, suspending: false)
         } else {
-            Environment.registry.forget(path, ObjectIdentifier(self))
+            Environment.registry.forget(registryKey, ObjectIdentifier(self))
         }
         isClosed = true
     }
@@ -96,7 +96,7 @@ extension Environment {
             }
         }
         let retained = retainedLockFile
-        Environment.registry.closing(path, handle: handle, suspending: suspending ? self : nil) {
+        Environment.registry.closing(registryKey, handle: handle, suspending: suspending ? self : nil) {
             mdb_env_close(handle)
             // The lock this process's LMDB lock rode on after a replacement: let go of it after the handle.
             if retained >= 0 { closeFile(retained) }
@@ -149,7 +149,7 @@ extension Environment {
         // Read before the open: a replacement between the two makes one needless reopen, never a stale handle.
         let generation = transactionLock?.generation ?? 0
         let lock = holdingTransactionLock ? nil : transactionLock
-        openHandle = try Environment.registry.reopen(path, self) { () throws(LMDBError) in
+        openHandle = try Environment.registry.reopen(registryKey, self) { () throws(LMDBError) in
             let (handle, reopened) = try Environment.makeHandle(
                 files: StoreFiles(path), configuration: configuration, readOnly: readOnly, locking: locking,
                 transactionLock: lock)

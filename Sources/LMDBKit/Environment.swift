@@ -58,6 +58,8 @@ public final class Environment: @unchecked Sendable {
     var isClosed = false
     /// The directory, as a canonical absolute path.
     public let path: String
+    /// ``path`` as the registry's key, hashed once.
+    let registryKey: EnvironmentRegistry.Key
     /// The configuration the environment was opened with.
     public let configuration: Configuration
     /// The longest key LMDB accepts, in bytes (`mdb_env_get_maxkeysize`, 511 by default).
@@ -116,6 +118,7 @@ public final class Environment: @unchecked Sendable {
         self.transactionLock = transactionLock
         self.openHandle = handle
         self.path = path
+        self.registryKey = EnvironmentRegistry.Key(path)
         self.configuration = configuration
         self.databases = databases
         self.maxKeySize = Int(mdb_env_get_maxkeysize(handle))
@@ -128,12 +131,12 @@ public final class Environment: @unchecked Sendable {
         } else if let handle = openHandle {
             // Until mdb_env_close returns, the path is closing: a concurrent open waits for it.
             let retained = retainedLockFile
-            Environment.registry.closing(path, handle: handle) {
+            Environment.registry.closing(registryKey, handle: handle) {
                 mdb_env_close(handle)
                 if retained >= 0 { closeFile(retained) }
             }
         } else if !isClosed {
-            Environment.registry.forget(path, ObjectIdentifier(self))
+            Environment.registry.forget(registryKey, ObjectIdentifier(self))
         }
     }
 
