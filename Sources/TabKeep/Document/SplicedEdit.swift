@@ -76,6 +76,55 @@ enum SplicedEdit {
 }
 
 extension SplicedEdit {
+    /// `incoming` (a delta a peer sent, decoded) merged into the encoded document `bytes`: the fast
+    /// twin of decoding the document, `merge(_:)` and encoding the result, which only the entries
+    /// of the keys `incoming` holds (and the clear) are decoded for; every other entry's bytes are
+    /// copied as they are. `.spliced` carries `encoded()` of the full path's document, byte for
+    /// byte, and the dots that left the document and came; `.unchanged` when the merge changes
+    /// nothing. Nil when this path does not apply: `incoming` holds a clear other than the
+    /// document's (a grown context may turn entries of any key into tombstones; a delta of a
+    /// document with a clear always carries it), or `bytes` do not decode (the full path reports
+    /// them).
+    ///
+    /// ```swift
+    /// switch SplicedEdit.merge(delta, into: stored) {
+    /// case .spliced(let bytes, let removed, let added)?: store(bytes, removed, added)
+    /// case .unchanged?: break
+    /// case nil: fullPath()
+    /// }
+    /// ```
+    static func merge(_ incoming: TabBarDocument, into bytes: UnsafeBufferPointer<UInt8>) -> Outcome? {
+        guard let header = DocumentScan.header(of: bytes) else { return nil }
+        return withUnsafeTemporaryAllocation(of: EntrySpan.self, capacity: max(1, header.count)) {
+            spans -> Outcome? in
+            // The scan checks the bytes as the full decoder does; the catalog only names tabs for
+            // a layout, which a merge does not resolve.
+            guard let scan = try? LayoutDecoder.scan(bytes, catalog: .empty, into: spans) else { return nil }
+            let splice = Splice(
+                bytes: bytes, entriesStart: header.end, scan: scan,
+                spans: UnsafeBufferPointer(rebasing: spans[..<scan.count]))
+            return splice.merge(incoming)
+        }
+    }
+
+    /// Whether a spliced merge agrees with the full path: the stored bytes decoded, `incoming`
+    /// merged in and encoded give the same bytes (or the same document, for `.unchanged`), and the
+    /// dots it says left and came are the difference of the two documents' dots. Debug builds
+    /// check every spliced merge a store makes with it.
+    static func mergeAgrees(
+        _ stored: UnsafeBufferPointer<UInt8>, _ incoming: TabBarDocument, _ outcome: Outcome?
+    ) -> Bool {
+        guard let outcome else { return true }
+        guard let before = try? TabBarDocument(decoding: stored) else { return false }
+        let after = before.merging(incoming)
+        switch outcome {
+        case .unchanged: return after == before
+        case .spliced(let bytes, let removed, let added):
+            return after != before && bytes == after.encoded()
+                && dotsChanged(from: before, to: after) == (removed, added)
+        }
+    }
+
     /// Whether a splice agrees with the documents it went between: the new bytes decode, and the
     /// dots it says left and came are the difference of the two documents' dots. Debug builds
     /// check every splice a store makes with it, so every test that edits compares the two.
@@ -124,7 +173,51 @@ private struct Splice {
         // The whole document's newest stamp, which the partial one may lack.
         writer.clock.observe(scan.maxStamp)
         for edit in edits { try after.apply(edit, catalog: catalog, by: &writer) }
-        // The entries written: each replaces the entry of its key (a span), or is new.
+        guard let outcome = outcome(from: before, to: after, at: indices) else { return nil }
+        replica = writer
+        return outcome
+    }
+
+    /// `incoming` merged into the document: the entries of the keys it holds and the clear decoded
+    /// and merged by `TabBarDocument.merge`, the rest copied. Nil when `incoming` holds a clear
+    /// other than the document's (a grown context may turn entries of any key into tombstones).
+    func merge(_ incoming: TabBarDocument) -> SplicedEdit.Outcome? {
+        var indices: [Int] = []
+        var entries: [Entry] = []
+        var reader = ByteReader(bytes)
+        reader.allowsVersion2Values = scan.format == TabBarDocument.formatVersion2
+        var next = 0  // the first incoming entry whose key no span before this one matched
+        for index in spans.indices {
+            let span = spans[index]
+            while next < incoming.storage.count && !precedes(span, incoming.storage[next].key)
+                && !matches(span, incoming.storage[next].key)
+            {
+                next += 1
+            }
+            // Both lists are in key order: a span is read when its key is the next incoming one's,
+            // or when it is the clear (whose context covers incoming entries too).
+            let read =
+                span.kind == .cleared
+                || (next < incoming.storage.count && matches(span, incoming.storage[next].key))
+            guard read else { continue }
+            reader.offset = span.start
+            // Checked by the scan already: a refusal here is a bug, and the full path decides.
+            guard let entry = try? reader.entry() else { return nil }
+            indices.append(index)
+            entries.append(entry)
+        }
+        // A delta of a document with a clear carries the clear: the same one changes no context.
+        if let clear = incoming.storage.last, clear.key == .cleared, entries.last != clear { return nil }
+        let before = TabBarDocument(sorted: entries)
+        return outcome(from: before, to: before.merging(incoming), at: indices)
+    }
+
+    /// What became of the partial document `before` (the entries of the spans at `indices`) as
+    /// `after`: the entries written, each in place of the entry of its key or new, spliced into
+    /// the bytes. Nil when an entry went (neither an edit nor a merge takes one away).
+    private func outcome(from before: TabBarDocument, to after: TabBarDocument, at indices: [Int])
+        -> SplicedEdit.Outcome?
+    {
         var changes: [(entry: Entry, replacing: Int?)] = []
         var old = 0
         for entry in after.storage {
@@ -136,9 +229,7 @@ private struct Splice {
                 changes.append((entry, nil))
             }
         }
-        // An edit never takes an entry away: if one went, the full path decides.
         guard old == before.storage.count else { return nil }
-        replica = writer
         if changes.isEmpty { return .unchanged }
         return .spliced(bytes: spliced(changes), removed: removedDots(changes), added: addedDots(changes))
     }
@@ -171,6 +262,15 @@ private struct Splice {
         if order != 0 { return order < 0 }
         if case .badgeIncrements(_, let replica) = key { return span.replica < replica.rawValue }
         return false
+    }
+
+    /// Whether the key of `span` is `key`.
+    private func matches(_ span: EntrySpan, _ key: Entry.Key) -> Bool {
+        guard span.kind == key.kind else { return false }
+        guard let tab = key.tab else { return true }
+        guard Self.compare(tabBytes(span), tab) == 0 else { return false }
+        if case .badgeIncrements(_, let replica) = key { return span.replica == replica.rawValue }
+        return true
     }
 
     /// Where the entry of index `index` starts; the end of the bytes past the last.

@@ -424,6 +424,13 @@ extension TabKeepStore {
                             have: local[element.replica])
                     }
                     for document in section.documents {
+                        if let outcome = try mergeSpliced(txn, document.key, document.document) {
+                            guard case .spliced(let bytes, let removed, let added) = outcome else { continue }
+                            try saveSpliced(
+                                txn, document.key, bytes, removing: removed, adding: added, raising: &raises)
+                            changed.append(document.key)
+                            continue
+                        }
                         let previous = try loadDocument(txn, document.key)
                         var merged = previous ?? TabBarDocument()
                         merged.merge(document.document)
@@ -468,6 +475,23 @@ extension TabKeepStore {
             }
         watchers.publish(changed, revisions: revisions)
         return DeltaApplication(changed: changed, overClaims: overClaims, untrusted: repaired)
+    }
+
+    /// `incoming` merged into the stored bytes of `key` (``SplicedEdit/merge(_:into:)``); nil when
+    /// that path does not apply (no stored document, a clear in `incoming` that is not the stored
+    /// one, bytes that do not decode), and the full path (decode, merge, encode) decides.
+    func mergeSpliced(_ txn: borrowing Transaction, _ key: DocumentKey, _ incoming: TabBarDocument) throws
+        -> SplicedEdit.Outcome?
+    {
+        try txn.withValue(documents, key: spaces.documentKey(key)) { bytes -> SplicedEdit.Outcome? in
+            guard let bytes else { return nil }
+            let stored = bytes.assumingMemoryBound(to: UInt8.self)
+            let outcome = SplicedEdit.merge(incoming, into: stored)
+            assert(
+                SplicedEdit.mergeAgrees(stored, incoming, outcome),
+                "a spliced merge disagrees with the full path")
+            return outcome
+        }
     }
 
     /// Replaces `profile`'s vector, `stored`, with the one its held dots prove (this replica's own

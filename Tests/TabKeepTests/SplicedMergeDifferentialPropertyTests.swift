@@ -1,0 +1,152 @@
+import TabKeepTestSupport
+import Testing
+
+@testable import TabKeep
+
+/// The spliced merge (a peer's delta merged into a document's bytes, only the entries of the keys
+/// it holds and the clear decoded) against its slow twin (the whole document decoded, merged and
+/// encoded), over random documents of replicas editing and syncing (clears and renames among
+/// them) and random deltas between them: the same bytes, the same dots gone and new, the same
+/// "nothing changed"; no splice where the delta brings a clear the document does not hold, and
+/// no splice at all of mutated bytes the full decoder refuses.
+@Suite("Spliced merges against the full path")
+struct SplicedMergeDifferentialPropertyTests {
+    static func spliced(_ incoming: TabBarDocument, into bytes: [UInt8]) -> SplicedEdit.Outcome? {
+        bytes.withUnsafeBufferPointer { SplicedEdit.merge(incoming, into: $0) }
+    }
+
+    /// What a peer holding `document` sends a store whose vector is random below `document`'s own:
+    /// the delta a sync computes (the clear included), or the whole document.
+    static func delta(of document: TabBarDocument, _ rng: inout SplitMix64) -> TabBarDocument {
+        if rng.next() % 4 == 0 { return document }
+        var vector = VersionVector()
+        for dot in document.dots where rng.next() % 3 != 0 {
+            vector[dot.replica] = max(vector[dot.replica], dot.sequence - min(dot.sequence, rng.next() % 3))
+        }
+        return TabKeepStore.part(of: document, after: vector)
+    }
+
+    /// Whether `document` holds a clear that `other` does not hold as it is.
+    static func bringsAnotherClear(_ document: TabBarDocument, to other: TabBarDocument) -> Bool {
+        guard let clear = document.storage.last, clear.key == .cleared else { return false }
+        return other.storage.last != clear
+    }
+
+    @Test func splicedAndFullMergesAgreeOnEveryDelta() throws {
+        var counts = (spliced: 0, unchanged: 0, otherClear: 0)
+        for seed in propertySeeds(one: "TABKEEP_MERGE_SEED", many: "TABKEEP_MERGE_SEEDS", defaultCount: 40) {
+            let replay = replayLine(
+                seed: UInt64(seed), variable: "TABKEEP_MERGE_SEED", filter: "SplicedMergeDifferential")
+            var rng = SplitMix64(seed: 0x3E_26E &+ UInt64(seed))
+            let documents = randomReplicaDocuments(&rng, steps: 10 + Int(rng.next() % 60))
+            for stored in documents {
+                let bytes = stored.encoded()
+                for source in documents + [TabBarDocument()] {
+                    for _ in 0..<4 {
+                        let incoming = Self.delta(of: source, &rng)
+                        let full = stored.merging(incoming)
+                        let fast = Self.spliced(incoming, into: bytes)
+                        guard !Self.bringsAnotherClear(incoming, to: stored) else {
+                            #expect(fast == nil, "a delta with another clear was spliced — \(replay)")
+                            counts.otherClear += 1
+                            continue
+                        }
+                        switch fast {
+                        case .unchanged?:
+                            #expect(full == stored, "unchanged, but the full merge changed it — \(replay)")
+                            counts.unchanged += 1
+                        case .spliced(let splicedBytes, let removed, let added)?:
+                            #expect(full != stored, "spliced, but the full merge changed nothing — \(replay)")
+                            #expect(splicedBytes == full.encoded(), "bytes differ — \(replay)")
+                            let (was, now) = (Set(stored.dots), Set(full.dots))
+                            #expect(removed == was.subtracting(now).sorted(), "removed dots — \(replay)")
+                            #expect(added == now.subtracting(was).sorted(), "added dots — \(replay)")
+                            counts.spliced += 1
+                        case nil:
+                            Issue.record("not spliced: \(incoming.entries.count) entries — \(replay)")
+                        }
+                    }
+                }
+            }
+        }
+        // Every outcome was compared many times, or the property says little.
+        #expect(
+            counts.spliced > 800 && counts.unchanged > 400 && counts.otherClear > 50,
+            "spliced \(counts.spliced), unchanged \(counts.unchanged), other clear \(counts.otherClear)")
+    }
+
+    /// One new entry, as a sync of one edit brings it: spliced into a document of any size, the
+    /// entry it supersedes replaced and its dot gone.
+    @Test func oneEditOfAPeerIsSplicedInPlaceOfTheEntryItSupersedes() throws {
+        let catalog = try Catalog(tabs: randomCatalog.tabs)
+        var phone = simulatedReplica(0xA1)
+        var tablet = simulatedReplica(0xB2)
+        let shared = try applying(
+            [.setBadge(tab("a"), 3), .setHidden(tab("d"), true), .setBadgeText(tab("f"), "new")],
+            to: TabBarDocument(), catalog: catalog, by: &phone)
+        let edited = try applying(
+            [.setBadgeText(tab("f"), "later")], to: shared, catalog: catalog, by: &tablet)
+        var vector = VersionVector()
+        for dot in shared.dots { vector[dot.replica] = max(vector[dot.replica], dot.sequence) }
+        let delta = TabKeepStore.part(of: edited, after: vector)
+        #expect(delta.entries.count == 1)
+        guard case .spliced(let bytes, let removed, let added)? = Self.spliced(delta, into: shared.encoded())
+        else {
+            Issue.record("not spliced")
+            return
+        }
+        #expect(bytes == edited.encoded())
+        let old = shared.entries.first { $0.key == .badgeText(tab("f")) }!.dot
+        #expect(removed == [old])
+        #expect(added == [delta.entries[0].dot])
+        // The same delta again changes nothing.
+        #expect(Self.spliced(delta, into: bytes) == .unchanged)
+    }
+
+    /// Bytes the full decoder refuses are never spliced (the full path then reports them); mutated
+    /// bytes it still accepts are merged as the full path merges them.
+    @Test func mutatedBytesAreSplicedOnlyWhereTheFullDecoderAcceptsThem() throws {
+        var refused = 0
+        var accepted = 0
+        for seed in propertySeeds(one: "TABKEEP_MERGE_SEED", many: "TABKEEP_MERGE_SEEDS", defaultCount: 40) {
+            let replay = replayLine(
+                seed: UInt64(seed), variable: "TABKEEP_MERGE_SEED", filter: "SplicedMergeDifferential")
+            var rng = SplitMix64(seed: 0xBAD_3E26E &+ UInt64(seed))
+            let documents = randomReplicaDocuments(&rng, steps: 10 + Int(rng.next() % 40))
+            for document in documents {
+                let valid = document.encoded()
+                for _ in 0..<8 {
+                    var bytes = valid
+                    switch rng.next() % 4 {
+                    case 0 where !bytes.isEmpty:
+                        bytes[Int(rng.next() % UInt64(bytes.count))] ^= UInt8(1 << (rng.next() % 8))
+                    case 1 where !bytes.isEmpty:
+                        bytes.removeLast(1 + Int(rng.next() % UInt64(min(bytes.count, 6))))
+                    case 2:
+                        bytes.insert(
+                            UInt8(truncatingIfNeeded: rng.next()),
+                            at: Int(rng.next() % UInt64(bytes.count + 1)))
+                    default:
+                        if bytes.count > 2 { bytes[Int(rng.next() % UInt64(bytes.count))] = 0xFF }
+                    }
+                    let incoming = Self.delta(of: documents.randomElement(using: &rng)!, &rng)
+                    let fast = Self.spliced(incoming, into: bytes)
+                    guard let decoded = try? TabBarDocument(decoding: bytes) else {
+                        #expect(fast == nil, "spliced bytes the full decoder refuses — \(replay)")
+                        refused += 1
+                        continue
+                    }
+                    accepted += 1
+                    guard fast != nil || Self.bringsAnotherClear(incoming, to: decoded) else {
+                        Issue.record("accepted bytes not spliced — \(replay)")
+                        continue
+                    }
+                    #expect(
+                        bytes.withUnsafeBufferPointer { SplicedEdit.mergeAgrees($0, incoming, fast) },
+                        "the spliced merge disagrees with the full one — \(replay)")
+                }
+            }
+        }
+        #expect(refused > 500 && accepted > 20, "refused \(refused), accepted \(accepted)")
+    }
+}
