@@ -8,7 +8,8 @@ import Testing
 /// encoded), over random documents of replicas editing and syncing (clears and renames among
 /// them) and random deltas between them: the same bytes, the same dots gone and new, the same
 /// "nothing changed"; no splice where the delta brings a clear the document does not hold, and
-/// no splice at all of mutated bytes the full decoder refuses.
+/// no splice at all of mutated bytes the full decoder refuses. Also the part of a document's bytes
+/// a peer lacks against the part of the decoded document.
 @Suite("Spliced merges against the full path")
 struct SplicedMergeDifferentialPropertyTests {
     static func spliced(_ incoming: TabBarDocument, into bytes: [UInt8]) -> SplicedEdit.Outcome? {
@@ -101,6 +102,48 @@ struct SplicedMergeDifferentialPropertyTests {
         #expect(added == [delta.entries[0].dot])
         // The same delta again changes nothing.
         #expect(Self.spliced(delta, into: bytes) == .unchanged)
+    }
+
+    /// The part of a document's bytes a peer lacks (what a sync reply carries) against the part of
+    /// the decoded document, over random documents and vectors below, at and past them; bytes the
+    /// full decoder refuses give none.
+    @Test func partsTakenFromTheBytesEqualThoseOfTheDecodedDocument() throws {
+        var compared = (empty: 0, some: 0, refused: 0)
+        for seed in propertySeeds(one: "TABKEEP_MERGE_SEED", many: "TABKEEP_MERGE_SEEDS", defaultCount: 40) {
+            let replay = replayLine(
+                seed: UInt64(seed), variable: "TABKEEP_MERGE_SEED", filter: "SplicedMergeDifferential")
+            var rng = SplitMix64(seed: 0x9A27 &+ UInt64(seed))
+            for document in randomReplicaDocuments(&rng, steps: 10 + Int(rng.next() % 60)) {
+                let bytes = document.encoded()
+                for _ in 0..<6 {
+                    var vector = VersionVector()
+                    for dot in document.dots where rng.next() % 3 != 0 {
+                        let sequence = dot.sequence + 2 - min(dot.sequence + 1, rng.next() % 5)
+                        vector[dot.replica] = max(vector[dot.replica], sequence)
+                    }
+                    let expected = TabKeepStore.part(of: document, after: vector)
+                    let part = bytes.withUnsafeBufferPointer { SplicedEdit.part(of: $0, after: vector) }
+                    #expect(part == expected, "parts differ — \(replay)")
+                    if expected.isEmpty { compared.empty += 1 } else { compared.some += 1 }
+                    var mutated = bytes
+                    mutated[Int(rng.next() % UInt64(mutated.count))] ^= UInt8(1 << (rng.next() % 8))
+                    let fromMutated = mutated.withUnsafeBufferPointer {
+                        SplicedEdit.part(of: $0, after: vector)
+                    }
+                    if let decoded = try? TabBarDocument(decoding: mutated) {
+                        #expect(
+                            fromMutated == TabKeepStore.part(of: decoded, after: vector),
+                            "parts of accepted mutated bytes differ — \(replay)")
+                    } else {
+                        #expect(fromMutated == nil, "a part of bytes the full decoder refuses — \(replay)")
+                        compared.refused += 1
+                    }
+                }
+            }
+        }
+        #expect(
+            compared.empty > 100 && compared.some > 500 && compared.refused > 150,
+            "empty \(compared.empty), some \(compared.some), refused \(compared.refused)")
     }
 
     /// Bytes the full decoder refuses are never spliced (the full path then reports them); mutated

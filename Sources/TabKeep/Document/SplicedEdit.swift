@@ -107,6 +107,31 @@ extension SplicedEdit {
         }
     }
 
+    /// The part of the encoded document `bytes` a peer that has seen `vector` lacks, with the
+    /// clear whenever the document has one: the fast twin of decoding the document and taking
+    /// `TabKeepStore.part(of:after:)`, which only the entries it returns are decoded for. Nil when
+    /// `bytes` do not decode (the full path reports them).
+    static func part(of bytes: UnsafeBufferPointer<UInt8>, after vector: VersionVector) -> TabBarDocument? {
+        guard let header = DocumentScan.header(of: bytes) else { return nil }
+        return withUnsafeTemporaryAllocation(of: EntrySpan.self, capacity: max(1, header.count)) {
+            spans -> TabBarDocument? in
+            guard let scan = try? LayoutDecoder.scan(bytes, catalog: .empty, into: spans) else { return nil }
+            var reader = ByteReader(bytes)
+            reader.allowsVersion2Values = scan.format == TabBarDocument.formatVersion2
+            var entries: [Entry] = []
+            for index in 0..<scan.count {
+                let span = spans[index]
+                // The clear always goes (its context covers what the part may lack).
+                guard span.kind == .cleared || !vector.contains(span.dot) else { continue }
+                reader.offset = span.start
+                // Checked by the scan already: a refusal here is a bug, and the full path decides.
+                guard let entry = try? reader.entry() else { return nil }
+                entries.append(entry)
+            }
+            return TabBarDocument(sorted: entries)
+        }
+    }
+
     /// Whether a spliced merge agrees with the full path: the stored bytes decoded, `incoming`
     /// merged in and encoded give the same bytes (or the same document, for `.unchanged`), and the
     /// dots it says left and came are the difference of the two documents' dots. Debug builds

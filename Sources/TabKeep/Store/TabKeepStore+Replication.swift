@@ -251,8 +251,7 @@ extension TabKeepStore {
                 for bar in bars.sorted() {
                     rows += 1
                     let key = DocumentKey(profile: profile, bar: bar)
-                    guard let document = try loadDocument(txn, key) else { continue }
-                    let part = Self.part(of: document, after: base)
+                    guard let part = try storedPart(txn, key, after: base) else { continue }
                     if !part.isEmpty { documents.append(DocumentDelta(key: key, document: part)) }
                 }
                 sections.append(
@@ -317,6 +316,28 @@ extension TabKeepStore {
         guard let clear = document.entries.last, clear.key == .cleared, part.entries.last?.key != .cleared
         else { return part }
         return (try? TabBarDocument(entries: part.entries + [clear])) ?? part
+    }
+
+    /// ``part(of:after:)`` of the document stored under `key`, taken from its bytes
+    /// (``SplicedEdit/part(of:after:)``), or by decoding it when they do not decode (which reports
+    /// them); nil when nothing is stored under `key`.
+    func storedPart(_ txn: borrowing Transaction, _ key: DocumentKey, after base: VersionVector) throws
+        -> TabBarDocument?
+    {
+        let fast = try txn.withValue(documents, key: spaces.documentKey(key)) {
+            bytes -> (stored: Bool, part: TabBarDocument?) in
+            guard let bytes else { return (false, nil) }
+            let stored = bytes.assumingMemoryBound(to: UInt8.self)
+            let part = SplicedEdit.part(of: stored, after: base)
+            assert(
+                part == nil
+                    || part == (try? TabBarDocument(decoding: stored)).map { Self.part(of: $0, after: base) },
+                "a part taken from the bytes disagrees with the decoded document's")
+            return (true, part)
+        }
+        guard fast.stored else { return nil }
+        if let part = fast.part { return part }
+        return try loadDocument(txn, key).map { Self.part(of: $0, after: base) }
     }
 
     /// Merges a peer's delta in one write transaction: all or nothing. Each profile's section is
