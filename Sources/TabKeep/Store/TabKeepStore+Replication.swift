@@ -768,6 +768,17 @@ extension TabKeepStore {
                             newest = max(newest, document.maxStamp)
                             try Self.checkDrift(document.maxStamp, maxDrift: maxDrift)
                             guard mode == .replace else {
+                                if let outcome = try mergeSpliced(txn, key, document) {
+                                    guard case .spliced(let bytes, let removed, let added) = outcome else {
+                                        report.unchanged += 1
+                                        return
+                                    }
+                                    report.changed += 1
+                                    try saveSpliced(
+                                        txn, key, bytes, removing: removed, adding: added, raising: &raises)
+                                    log.record(key)
+                                    return
+                                }
                                 let previous = try loadDocument(txn, key)
                                 var merged = previous ?? TabBarDocument()
                                 merged.merge(document)
