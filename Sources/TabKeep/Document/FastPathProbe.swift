@@ -1,7 +1,8 @@
 /// The fast paths that read a stored document's bytes, held to their slow twins on one input: the
 /// layout-only decoder (``LayoutDecoder``) against `TabBarDocument(decoding:)` and
-/// `layout(catalog:)`, and the spliced edit (``SplicedEdit``) against decoding, editing and
-/// encoding the whole document. `tabkeep-fuzz`'s document target runs it on every input, so the
+/// `layout(catalog:)`, the spliced edit (``SplicedEdit``) against decoding, editing and
+/// encoding the whole document, and the spliced merge and the part cut from the bytes against
+/// merging into and cutting from the decoded document. `tabkeep-fuzz`'s document target runs it on every input, so the
 /// bytes libFuzzer's coverage leads to reach the fast paths too, not only the full decoder; the
 /// property suites (`LayoutDecoderDifferentialPropertyTests`, `SplicedEditDifferentialPropertyTests`)
 /// hold the same over random documents.
@@ -29,6 +30,9 @@ package enum FastPathProbe {
             return full == nil
                 ? "the layout decoder accepts bytes the full decoder refuses"
                 : "the layout decoder's layout is not the full path's"
+        }
+        if let problem = mergeDisagreement(bytes, decoded: full, catalog: catalog, edits: edits) {
+            return problem
         }
         // Far past any wall clock, so neither path's stamps depend on when it ran.
         let start = Replica(
@@ -71,6 +75,50 @@ package enum FastPathProbe {
             }
             return nil
         case .success(nil):
+            return nil
+        }
+    }
+
+    /// How the spliced merge and the part cut from the bytes (``SplicedEdit/merge(_:into:)``,
+    /// ``SplicedEdit/part(of:after:)``) answered `bytes` differently from the decoded document
+    /// `decoded` (nil: the full decoder refuses them): neither may answer bytes the full decoder
+    /// refuses; otherwise a delta of `edits` made by another replica (the entries they wrote, and
+    /// the whole edited document) merges into the bytes as into the decoded document, and the
+    /// parts a peer lacks after no vector and after half of every replica's sequences are the
+    /// decoded document's.
+    static func mergeDisagreement(
+        _ bytes: [UInt8], decoded: TabBarDocument?, catalog: Catalog, edits: [TabBarEdit]
+    ) -> String? {
+        var peer = Replica(
+            id: ReplicaID(rawValue: 0xF023),
+            clock: HybridLogicalClock(last: Stamp(milliseconds: 1 << 46, counter: 1)))
+        var edited = decoded ?? TabBarDocument()
+        for edit in edits { try? edited.apply(edit, catalog: catalog, by: &peer) }
+        var seen = VersionVector()
+        var half = VersionVector()
+        for dot in (decoded ?? TabBarDocument()).dots {
+            seen[dot.replica] = max(seen[dot.replica], dot.sequence)
+            half[dot.replica] = max(half[dot.replica], dot.sequence / 2)
+        }
+        return bytes.withUnsafeBufferPointer { buffer -> String? in
+            for incoming in [edited.delta(after: seen), edited] {
+                let outcome = SplicedEdit.merge(incoming, into: buffer)
+                if decoded == nil {
+                    if outcome != nil {
+                        return "the spliced merge merged into bytes the full decoder refuses"
+                    }
+                } else if !SplicedEdit.mergeAgrees(buffer, incoming, outcome) {
+                    return "the spliced merge is not the full merge"
+                }
+            }
+            for vector in [VersionVector(), half] {
+                let part = SplicedEdit.part(of: buffer, after: vector)
+                if part != decoded.map({ TabKeepStore.part(of: $0, after: vector) }) {
+                    return decoded == nil
+                        ? "a part was cut from bytes the full decoder refuses"
+                        : "the part cut from the bytes is not the decoded document's"
+                }
+            }
             return nil
         }
     }
