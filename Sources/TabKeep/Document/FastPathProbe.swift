@@ -84,8 +84,8 @@ package enum FastPathProbe {
     /// `decoded` (nil: the full decoder refuses them): neither may answer bytes the full decoder
     /// refuses; otherwise a delta of `edits` made by another replica (the entries they wrote, and
     /// the whole edited document) merges into the bytes as into the decoded document, and the
-    /// parts a peer lacks after no vector and after half of every replica's sequences are the
-    /// decoded document's.
+    /// parts a peer lacks after no vector, after half of every replica's sequences and after all
+    /// of them are the decoded document's.
     static func mergeDisagreement(
         _ bytes: [UInt8], decoded: TabBarDocument?, catalog: Catalog, edits: [TabBarEdit]
     ) -> String? {
@@ -111,7 +111,7 @@ package enum FastPathProbe {
                     return "the spliced merge is not the full merge"
                 }
             }
-            for vector in [VersionVector(), half] {
+            for vector in [VersionVector(), half, seen] {
                 let part = SplicedEdit.part(of: buffer, after: vector)
                 if part != decoded.map({ TabKeepStore.part(of: $0, after: vector) }) {
                     return decoded == nil
