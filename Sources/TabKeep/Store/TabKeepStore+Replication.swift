@@ -445,14 +445,15 @@ extension TabKeepStore {
                             have: local[element.replica])
                     }
                     for document in section.documents {
-                        if let outcome = try mergeSpliced(txn, document.key, document.document) {
+                        let spliced = try mergeSpliced(txn, document.key, document.document)
+                        if let outcome = spliced.outcome {
                             guard case .spliced(let bytes, let removed, let added) = outcome else { continue }
                             try saveSpliced(
                                 txn, document.key, bytes, removing: removed, adding: added, raising: &raises)
                             changed.append(document.key)
                             continue
                         }
-                        let previous = try loadDocument(txn, document.key)
+                        let previous = spliced.stored ? try loadDocument(txn, document.key) : nil
                         var merged = previous ?? TabBarDocument()
                         merged.merge(document.document)
                         if merged == previous { continue }
@@ -498,20 +499,23 @@ extension TabKeepStore {
         return DeltaApplication(changed: changed, overClaims: overClaims, untrusted: repaired)
     }
 
-    /// `incoming` merged into the stored bytes of `key` (``SplicedEdit/merge(_:into:)``); nil when
-    /// that path does not apply (no stored document, a clear in `incoming` that is not the stored
-    /// one, bytes that do not decode), and the full path (decode, merge, encode) decides.
+    /// `incoming` merged into the stored bytes of `key` (``SplicedEdit/merge(_:into:)``), and
+    /// whether anything is stored under `key` (so a caller taking the full path reads the key once
+    /// only when there is something to read). The outcome is nil when that path does not apply (no
+    /// stored document, a clear in `incoming` that is not the stored one, bytes that do not
+    /// decode), and the full path (decode, merge, encode) decides.
     func mergeSpliced(_ txn: borrowing Transaction, _ key: DocumentKey, _ incoming: TabBarDocument) throws
-        -> SplicedEdit.Outcome?
+        -> (stored: Bool, outcome: SplicedEdit.Outcome?)
     {
-        try txn.withValue(documents, key: spaces.documentKey(key)) { bytes -> SplicedEdit.Outcome? in
-            guard let bytes else { return nil }
+        try txn.withValue(documents, key: spaces.documentKey(key)) {
+            bytes -> (stored: Bool, outcome: SplicedEdit.Outcome?) in
+            guard let bytes else { return (false, nil) }
             let stored = bytes.assumingMemoryBound(to: UInt8.self)
             let outcome = SplicedEdit.merge(incoming, into: stored)
             assert(
                 SplicedEdit.mergeAgrees(stored, incoming, outcome),
                 "a spliced merge disagrees with the full path")
-            return outcome
+            return (true, outcome)
         }
     }
 
@@ -768,7 +772,8 @@ extension TabKeepStore {
                             newest = max(newest, document.maxStamp)
                             try Self.checkDrift(document.maxStamp, maxDrift: maxDrift)
                             guard mode == .replace else {
-                                if let outcome = try mergeSpliced(txn, key, document) {
+                                let spliced = try mergeSpliced(txn, key, document)
+                                if let outcome = spliced.outcome {
                                     guard case .spliced(let bytes, let removed, let added) = outcome else {
                                         report.unchanged += 1
                                         return
@@ -779,7 +784,7 @@ extension TabKeepStore {
                                     log.record(key)
                                     return
                                 }
-                                let previous = try loadDocument(txn, key)
+                                let previous = spliced.stored ? try loadDocument(txn, key) : nil
                                 var merged = previous ?? TabBarDocument()
                                 merged.merge(document)
                                 if merged == previous {
