@@ -107,10 +107,12 @@ extension SplicedEdit {
         }
     }
 
-    /// The part of the encoded document `bytes` a peer that has seen `vector` lacks, with the
-    /// clear whenever the document has one: the fast twin of decoding the document and taking
-    /// `TabKeepStore.part(of:after:)`, which only the entries it returns are decoded for. Nil when
-    /// `bytes` do not decode (the full path reports them).
+    /// The part of the encoded document `bytes` a peer that has seen `vector` lacks: the fast twin
+    /// of decoding the document and taking `TabKeepStore.part(of:after:)`, which only the entries
+    /// it returns are decoded for. Like it, the part holds the document's clear when the vector
+    /// lacks the clear's dot, and otherwise gains it when the part with it is a valid document
+    /// (it is not where the bytes hold what only `verify` reports, such as one dot in two
+    /// entries). Nil when `bytes` do not decode (the full path reports them).
     static func part(of bytes: UnsafeBufferPointer<UInt8>, after vector: VersionVector) -> TabBarDocument? {
         guard let header = DocumentScan.header(of: bytes) else { return nil }
         return withUnsafeTemporaryAllocation(of: EntrySpan.self, capacity: max(1, header.count)) {
@@ -119,16 +121,19 @@ extension SplicedEdit {
             var reader = ByteReader(bytes)
             reader.allowsVersion2Values = scan.format == TabBarDocument.formatVersion2
             var entries: [Entry] = []
+            var coveredClear: Entry?
             for index in 0..<scan.count {
                 let span = spans[index]
-                // The clear always goes (its context covers what the part may lack).
-                guard span.kind == .cleared || !vector.contains(span.dot) else { continue }
+                let covered = vector.contains(span.dot)
+                guard !covered || span.kind == .cleared else { continue }
                 reader.offset = span.start
                 // Checked by the scan already: a refusal here is a bug, and the full path decides.
                 guard let entry = try? reader.entry() else { return nil }
-                entries.append(entry)
+                if covered { coveredClear = entry } else { entries.append(entry) }
             }
-            return TabBarDocument(sorted: entries)
+            // A clear the peer has seen still goes: its context covers what the part may lack.
+            guard let clear = coveredClear else { return TabBarDocument(sorted: entries) }
+            return (try? TabBarDocument(entries: entries + [clear])) ?? TabBarDocument(sorted: entries)
         }
     }
 
