@@ -178,19 +178,7 @@ struct SplicedEditDifferentialPropertyTests {
             for document in randomReplicaDocuments(&rng, steps: 10 + Int(rng.next() % 40)) {
                 let valid = document.encoded()
                 for _ in 0..<8 {
-                    var bytes = valid
-                    switch rng.next() % 4 {
-                    case 0 where !bytes.isEmpty:
-                        bytes[Int(rng.next() % UInt64(bytes.count))] ^= UInt8(1 << (rng.next() % 8))
-                    case 1 where !bytes.isEmpty:
-                        bytes.removeLast(1 + Int(rng.next() % UInt64(min(bytes.count, 6))))
-                    case 2:
-                        bytes.insert(
-                            UInt8(truncatingIfNeeded: rng.next()),
-                            at: Int(rng.next() % UInt64(bytes.count + 1)))
-                    default:
-                        if bytes.count > 2 { bytes[Int(rng.next() % UInt64(bytes.count))] = 0xFF }
-                    }
+                    let bytes = mutatedDocumentBytes(valid, &rng)
                     let edits = [Self.narrowEdit(&rng, catalog: Self.plainCatalog)]
                     let replica = simulatedReplica(0xBAD &+ UInt64(seed))
                     var fastReplica = replica

@@ -12,6 +12,17 @@ import Testing
 /// a peer lacks against the part of the decoded document.
 @Suite("Spliced merges against the full path")
 struct SplicedMergeDifferentialPropertyTests {
+    /// Runs `body` once per seed (`TABKEEP_MERGE_SEED` one, `TABKEEP_MERGE_SEEDS` how many, 40
+    /// by default) with a generator seeded from it and `salt`, and the line that replays it.
+    static func eachSeed(salt: UInt64, _ body: (inout SplitMix64, String) throws -> Void) rethrows {
+        for seed in propertySeeds(one: "TABKEEP_MERGE_SEED", many: "TABKEEP_MERGE_SEEDS", defaultCount: 40) {
+            let replay = replayLine(
+                seed: UInt64(seed), variable: "TABKEEP_MERGE_SEED", filter: "SplicedMergeDifferential")
+            var rng = SplitMix64(seed: salt &+ UInt64(seed))
+            try body(&rng, replay)
+        }
+    }
+
     static func spliced(_ incoming: TabBarDocument, into bytes: [UInt8]) -> SplicedEdit.Outcome? {
         bytes.withUnsafeBufferPointer { SplicedEdit.merge(incoming, into: $0) }
     }
@@ -35,10 +46,7 @@ struct SplicedMergeDifferentialPropertyTests {
 
     @Test func splicedAndFullMergesAgreeOnEveryDelta() throws {
         var counts = (spliced: 0, unchanged: 0, otherClear: 0)
-        for seed in propertySeeds(one: "TABKEEP_MERGE_SEED", many: "TABKEEP_MERGE_SEEDS", defaultCount: 40) {
-            let replay = replayLine(
-                seed: UInt64(seed), variable: "TABKEEP_MERGE_SEED", filter: "SplicedMergeDifferential")
-            var rng = SplitMix64(seed: 0x3E_26E &+ UInt64(seed))
+        try Self.eachSeed(salt: 0x3E_26E) { rng, replay in
             let documents = randomReplicaDocuments(&rng, steps: 10 + Int(rng.next() % 60))
             for stored in documents {
                 let bytes = stored.encoded()
@@ -109,10 +117,7 @@ struct SplicedMergeDifferentialPropertyTests {
     /// full decoder refuses give none.
     @Test func partsTakenFromTheBytesEqualThoseOfTheDecodedDocument() throws {
         var compared = (empty: 0, some: 0, refused: 0)
-        for seed in propertySeeds(one: "TABKEEP_MERGE_SEED", many: "TABKEEP_MERGE_SEEDS", defaultCount: 40) {
-            let replay = replayLine(
-                seed: UInt64(seed), variable: "TABKEEP_MERGE_SEED", filter: "SplicedMergeDifferential")
-            var rng = SplitMix64(seed: 0x9A27 &+ UInt64(seed))
+        try Self.eachSeed(salt: 0x9A27) { rng, replay in
             for document in randomReplicaDocuments(&rng, steps: 10 + Int(rng.next() % 60)) {
                 let bytes = document.encoded()
                 for _ in 0..<6 {
@@ -151,27 +156,12 @@ struct SplicedMergeDifferentialPropertyTests {
     @Test func mutatedBytesAreSplicedOnlyWhereTheFullDecoderAcceptsThem() throws {
         var refused = 0
         var accepted = 0
-        for seed in propertySeeds(one: "TABKEEP_MERGE_SEED", many: "TABKEEP_MERGE_SEEDS", defaultCount: 40) {
-            let replay = replayLine(
-                seed: UInt64(seed), variable: "TABKEEP_MERGE_SEED", filter: "SplicedMergeDifferential")
-            var rng = SplitMix64(seed: 0xBAD_3E26E &+ UInt64(seed))
+        try Self.eachSeed(salt: 0xBAD_3E26E) { rng, replay in
             let documents = randomReplicaDocuments(&rng, steps: 10 + Int(rng.next() % 40))
             for document in documents {
                 let valid = document.encoded()
                 for _ in 0..<8 {
-                    var bytes = valid
-                    switch rng.next() % 4 {
-                    case 0 where !bytes.isEmpty:
-                        bytes[Int(rng.next() % UInt64(bytes.count))] ^= UInt8(1 << (rng.next() % 8))
-                    case 1 where !bytes.isEmpty:
-                        bytes.removeLast(1 + Int(rng.next() % UInt64(min(bytes.count, 6))))
-                    case 2:
-                        bytes.insert(
-                            UInt8(truncatingIfNeeded: rng.next()),
-                            at: Int(rng.next() % UInt64(bytes.count + 1)))
-                    default:
-                        if bytes.count > 2 { bytes[Int(rng.next() % UInt64(bytes.count))] = 0xFF }
-                    }
+                    let bytes = mutatedDocumentBytes(valid, &rng)
                     let incoming = Self.delta(of: documents.randomElement(using: &rng)!, &rng)
                     let fast = Self.spliced(incoming, into: bytes)
                     guard let decoded = try? TabBarDocument(decoding: bytes) else {

@@ -106,3 +106,20 @@ func randomReplicaDocuments(_ rng: inout SplitMix64, steps: Int) -> [TabBarDocum
     }
     return documents
 }
+
+/// `valid` with one random mutation: a bit flipped, one to six bytes cut from the end, a random
+/// byte inserted, or a byte set to 0xFF.
+func mutatedDocumentBytes(_ valid: [UInt8], _ rng: inout SplitMix64) -> [UInt8] {
+    var bytes = valid
+    switch rng.next() % 4 {
+    case 0 where !bytes.isEmpty:
+        bytes[Int(rng.next() % UInt64(bytes.count))] ^= UInt8(1 << (rng.next() % 8))
+    case 1 where !bytes.isEmpty:
+        bytes.removeLast(1 + Int(rng.next() % UInt64(min(bytes.count, 6))))
+    case 2:
+        bytes.insert(UInt8(truncatingIfNeeded: rng.next()), at: Int(rng.next() % UInt64(bytes.count + 1)))
+    default:
+        if bytes.count > 2 { bytes[Int(rng.next() % UInt64(bytes.count))] = 0xFF }
+    }
+    return bytes
+}
