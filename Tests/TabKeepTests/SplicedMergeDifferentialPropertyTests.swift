@@ -12,10 +12,10 @@ import Testing
 /// a peer lacks against the part of the decoded document.
 @Suite("Spliced merges against the full path")
 struct SplicedMergeDifferentialPropertyTests {
-    /// Runs `body` once per seed (`TABKEEP_MERGE_SEED` one, `TABKEEP_MERGE_SEEDS` how many, 40
+    /// Runs `body` once per seed (`TABKEEP_MERGE_SEED` one, `TABKEEP_MERGE_SEEDS` how many, 150
     /// by default) with a generator seeded from it and `salt`, and the line that replays it.
     static func eachSeed(salt: UInt64, _ body: (inout SplitMix64, String) throws -> Void) rethrows {
-        for seed in propertySeeds(one: "TABKEEP_MERGE_SEED", many: "TABKEEP_MERGE_SEEDS", defaultCount: 40) {
+        for seed in propertySeeds(one: "TABKEEP_MERGE_SEED", many: "TABKEEP_MERGE_SEEDS", defaultCount: 150) {
             let replay = replayLine(
                 seed: UInt64(seed), variable: "TABKEEP_MERGE_SEED", filter: "SplicedMergeDifferential")
             var rng = SplitMix64(seed: salt &+ UInt64(seed))
