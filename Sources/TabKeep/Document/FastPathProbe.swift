@@ -1,11 +1,12 @@
 /// The fast paths that read a stored document's bytes, held to their slow twins on one input: the
 /// layout-only decoder (``LayoutDecoder``) against `TabBarDocument(decoding:)` and
-/// `layout(catalog:)`, the spliced edit (``SplicedEdit``) against decoding, editing and
-/// encoding the whole document, and the spliced merge and the part cut from the bytes against
-/// merging into and cutting from the decoded document. `tabkeep-fuzz`'s document target runs it on every input, so the
-/// bytes libFuzzer's coverage leads to reach the fast paths too, not only the full decoder; the
-/// property suites (`LayoutDecoderDifferentialPropertyTests`, `SplicedEditDifferentialPropertyTests`)
-/// hold the same over random documents.
+/// `layout(catalog:)`, the spliced edit (``SplicedEdit``) against decoding, editing and encoding
+/// the whole document, and the spliced merge and the part cut from the bytes against merging into
+/// and cutting from the decoded document. `tabkeep-fuzz`'s document target runs it on every input,
+/// so the bytes libFuzzer's coverage leads to reach the fast paths too, not only the full decoder;
+/// the property suites (`LayoutDecoderDifferentialPropertyTests`,
+/// `SplicedEditDifferentialPropertyTests`, `SplicedMergeDifferentialPropertyTests`) hold the same
+/// over random documents.
 ///
 /// ```swift
 /// if let problem = FastPathProbe.disagreement(document: bytes, catalog: catalog, edits: edits) {
