@@ -28,6 +28,7 @@ struct MigrationCrashTests {
     /// vectors, and migrate cleanly.
     @Test(arguments: [
         ("schema2-store", UInt64(2)), ("schema3-store", UInt64(3)), ("schema4-store", UInt64(4)),
+        ("schema5-store", UInt64(5)),
     ])
     func aKilledMigrationLeavesTheOldSchemaOrTheNew(fixtureName: String, old: UInt64) throws {
         let fixture = Self.fixtures.appendingPathComponent(fixtureName).path
@@ -68,6 +69,18 @@ struct MigrationCrashTests {
                 seen[schema, default: 0] += 1
                 do {
                     let readOnly = try TabKeepStore(path: path, options: .init(readOnly: true))
+                    // Schemas 3 to 5 keep a record per dot, schema 6 none: never some of them.
+                    let dotRecords = try readOnly.environment.read { txn in
+                        var count = 0
+                        try readOnly.forEachDotRecord(txn) { _, _ in
+                            count += 1
+                            return true
+                        }
+                        return count
+                    }
+                    #expect(
+                        (dotRecords == 0) == (schema == Self.current),
+                        "round \(round): \(name) at schema \(schema) holds \(dotRecords) dot records")
                     #expect(try documents(readOnly) == expectedDocuments, "round \(round): \(name) read-only")
                     #expect(try readOnly.versionVectors() == expectedVectors, "round \(round): \(name)")
                 }

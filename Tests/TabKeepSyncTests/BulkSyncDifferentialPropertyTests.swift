@@ -118,8 +118,8 @@ import Testing
     }
 
     /// The delta the way it was found before the bulk path, profile by profile: each vector read
-    /// on its own, the peer's looked up by profile, the documents found through every dot of the
-    /// profile past the peer's vector, each reduced to its part past that base.
+    /// on its own, the peer's looked up by profile, every document of the profile reduced to its
+    /// part past that base.
     func referenceDelta(
         _ store: TabKeepStore, after peer: [ProfileID: VersionVector], scope: ProfileScope,
         includeUnchanged: Bool
@@ -130,19 +130,12 @@ import Testing
             let now = try store.versionVectors(.only([profile]))[profile] ?? VersionVector()
             let base = peer[profile] ?? VersionVector()
             if now == base && !includeUnchanged { return nil }
-            var bars: Set<BarID> = []
-            let prefix = store.dotRecordPrefix(profile)
-            try store.environment.read { txn in
-                try txn.forEach(store.dots, in: .prefix(prefix)) { key, value in
-                    let bytes = Array(key)
-                    let replica = bytes[(bytes.count - 16)..<(bytes.count - 8)].reduce(UInt64(0)) {
-                        $0 << 8 | UInt64($1)
-                    }
-                    let sequence = bytes[(bytes.count - 8)...].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-                    if sequence > base[ReplicaID(rawValue: replica)] {
-                        bars.insert(try BarID(String(decoding: value, as: UTF8.self)))
-                    }
-                    return true
+            // Where the store's vector is past the peer's somewhere, every document of the
+            // profile, erased bars (a clear alone) included.
+            var bars: [BarID] = []
+            if now.replicas.contains(where: { now[$0] > base[$0] }) {
+                try store.forEachDocument { key, _ in
+                    if key.profile == profile { bars.append(key.bar) }
                 }
             }
             let documents = try bars.sorted().compactMap { bar -> DocumentDelta? in

@@ -395,8 +395,8 @@ struct StoreImportTests {
     }
 }
 
-/// Every dot of every document has its `dots` row naming that document, there are no other
-/// rows, and the version vector covers every dot.
+/// `verify` finds nothing (no dot held twice in a profile, no dot record left), and the version
+/// vector covers every dot.
 func expectDotsAndVersionsMatchDocuments(_ store: TabKeepStore) throws {
     let report = try store.verify()
     #expect(report.problems == [])

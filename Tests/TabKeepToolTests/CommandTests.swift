@@ -149,11 +149,13 @@ struct CommandTests {
             "inbox=4",
         ])
         #expect(try Tool.ok(["verify", store]).hasPrefix("ok: 1 documents"))
-        try Damage.deleteFirstDot(in: store)
+        try Damage.putStrayDotRecord(in: store, profile: profile("alice"))
         let result = try Tool.run(["verify", store])
         #expect(result.status == 1)
-        #expect(result.stdout.contains("problem: document \"alice\"/\"main\": dot "))
-        #expect(result.stdout.contains("has no row in dots"))
+        #expect(
+            result.stdout.contains(
+                "problem: profiles: a dot record (profile‖0‖o‖…, schema 5 and older) in a schema-6 store"),
+            "\(result.stdout)")
         #expect(result.stderr.hasPrefix("tabkeep: error: 1 problem found"))
     }
 

@@ -34,9 +34,10 @@ struct Schema3StoreTests {
         return documents
     }
 
-    /// The schema-3 fixture and the schema-4 one (Tests/Fixtures/schema4-store, made by the
-    /// schema-4 build `6e7f44b` with the same script): read where they are.
-    @Test(arguments: [(Self.schema3, 3), (Schema4StoreTests.schema4, 4)])
+    /// The schema-3 fixture, the schema-4 one (Tests/Fixtures/schema4-store, made by the schema-4
+    /// build `6e7f44b` with the same script) and the schema-5 one (`76c0dc6`, the same script, dot
+    /// records and all): read where they are.
+    @Test(arguments: [(Self.schema3, 3), (Schema4StoreTests.schema4, 4), (Schema5StoreTests.schema5, 5)])
     func readOnlyToolsReadAnOlderStoreWithoutRaisingIt(fixture: URL, schema: Int) throws {
         let directory = TemporaryDirectory()
         let store = try old.copy(fixture, in: directory)

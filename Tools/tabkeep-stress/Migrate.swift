@@ -2,7 +2,7 @@ import Foundation
 import TabKeep
 
 /// `migrate DIR FIXTURE`: over and over, copies the older store FIXTURE (its `data.mdb`, of
-/// schema 1, 2 or 3) into DIR/copying-N, renames it DIR/store-N once whole, prints `opening N`
+/// schema 1 to 5) into DIR/copying-N, renames it DIR/store-N once whole, prints `opening N`
 /// and opens it for writing (which migrates it to the current schema), then prints `migrated N`.
 /// The parent kills it at a random instant, so some store is caught part-way through its copy,
 /// its open or its migration, and checks that every store-N opens as the old schema or the new

@@ -18,11 +18,20 @@
 /// raises its schema (an older build, which would take its revision and clock from `changes`
 /// alone, refuses a schema-5 store).
 ///
+/// Schema 6 is schema 5 without the `o` records: a document's dots are in the document, which is
+/// where a sync reply, a vector's rebuild and `verify` read them (a reply reads a changed
+/// profile's few documents; a rebuild takes each replica's highest dot among them). An edit
+/// writes no dot record, and a profile holds about twenty records fewer. A writing open of a
+/// schema-3 to schema-5 store deletes its dot records and raises its schema in one write
+/// transaction; a read-only open reads it where it is, its dot records passed over (an older
+/// build, which would look for a document's bars through dot records, refuses a schema-6 store).
+///
 /// Schemas 1 and 2 kept documents, dots and versions in three databases (`documents`, `dots`,
 /// `versions`); a writing open migrates them, a read-only open reads them where they are.
 enum Records {
     static let meta = "meta"
-    /// Schema 3's one tree of every profile's documents, dots and versions.
+    /// Schema 3's one tree of every profile's records (documents, layouts and versions; dots up to
+    /// schema 5).
     static let profiles = "profiles"
     static let catalogs = "catalogs"
     /// The store-wide change log that `changes()` polls for other processes' commits.
@@ -39,8 +48,10 @@ enum Records {
     /// Room for every database either layout names, so both configurations share an environment.
     static let maxDatabases = 8
 
-    /// The schema this version writes and reads (1, 2 and 3 are migrated by a writing open).
-    static let schemaVersion = 5
+    /// The schema this version writes and reads (1 to 5 are migrated by a writing open).
+    static let schemaVersion = 6
+    /// The first schema whose `profiles` tree holds no dot records (`o`).
+    static let firstSchemaWithoutDots = 6
     /// The first schema with one tagged tree (`profiles`); older ones open with the old databases.
     static let firstTaggedSchema = 3
 
@@ -48,6 +59,7 @@ enum Records {
     enum Tag {
         static let document: UInt8 = 0x64  // "d"
         static let layout: UInt8 = 0x6C  // "l"
+        /// Schemas 3 to 5 only: a dot, naming the bar that holds it.
         static let dot: UInt8 = 0x6F  // "o"
         static let version: UInt8 = 0x76  // "v"
     }

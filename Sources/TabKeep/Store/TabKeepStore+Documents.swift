@@ -36,14 +36,13 @@ extension TabKeepStore {
         }
     }
 
-    /// Writes `document` under `key`, keeping `dots` and `versions` in step: dots that left the
-    /// document are dropped, new ones added and counted into `raises` (written by `saveReplica`).
-    /// `encoded`, when given, is `document.encoded()`, already made by the caller.
+    /// Writes `document` under `key`, keeping `versions` in step: the dots that are new to the
+    /// document are counted into `raises` (written by `saveReplica`). `encoded`, when given, is
+    /// `document.encoded()`, already made by the caller.
     ///
-    /// Both dot lists are sorted, so the difference is one merge walk, and new dots are put in
-    /// key order. With `appending` (a bulk load into emptied `dots` and `documents`, in key
-    /// order), each key is first tried with `MDB_APPEND`, which skips the tree search; a key
-    /// that is not past the last one (two bars of one profile) falls back to a plain put.
+    /// Both dot lists are sorted, so the new dots are one merge walk. With `appending` (a bulk
+    /// load into an emptied tree, in key order), each key is first tried with `MDB_APPEND`, which
+    /// skips the tree search; a key that is not past the last one falls back to a plain put.
     ///
     /// `layouts` says what becomes of the document's stored layout record (``LayoutUpkeep``).
     @discardableResult
@@ -53,11 +52,9 @@ extension TabKeepStore {
         raising raises: inout VersionRaises, appending: Bool = false, encoded: [UInt8]? = nil,
         storedAs storedKey: [UInt8]? = nil, layouts: LayoutUpkeep = .resolve
     ) throws -> [Dot] {
-        // A superseded clear's context lives on in the merged clear: keep its dot findable.
-        let keptClear = document.entries.last?.key == .cleared ? Self.clearDot(previous) : nil
-        return try saveRecords(
+        try saveRecords(
             txn, key, encoded ?? document.encoded(), dots: Self.unique(document.dots),
-            replacing: previous.map { Self.unique($0.dots) } ?? [], keeping: keptClear, raising: &raises,
+            replacing: previous.map { Self.unique($0.dots) } ?? [], raising: &raises,
             appending: appending, storedAs: storedKey, layouts: layouts)
     }
 
@@ -76,14 +73,14 @@ extension TabKeepStore {
     }
 
     /// ``saveDocument(_:_:_:previous:raising:appending:encoded:storedAs:layouts:)`` of a document given in
-    /// its bytes, with nothing stored for `key` before (a fresh file's import): the document and
-    /// its dots written, its versions raised.
+    /// its bytes, with nothing stored for `key` before (a fresh file's import): the document
+    /// written, its versions raised.
     func saveEncoded(
         _ txn: borrowing Transaction, _ key: DocumentKey, _ document: EncodedDocument,
         raising raises: inout VersionRaises, appending: Bool, storedAs storedKey: [UInt8]
     ) throws {
         _ = try saveRecords(
-            txn, key, document.bytes, dots: document.dots, replacing: [], keeping: nil, raising: &raises,
+            txn, key, document.bytes, dots: document.dots, replacing: [], raising: &raises,
             appending: appending, storedAs: storedKey, layouts: .none)
     }
 
@@ -93,26 +90,24 @@ extension TabKeepStore {
         _ txn: borrowing Transaction, _ key: DocumentKey, _ bytes: [UInt8], removing removed: [Dot],
         adding added: [Dot], raising raises: inout VersionRaises, layouts: LayoutUpkeep = .resolve
     ) throws {
-        // The two lists are disjoint: the merge walk below deletes the one and adds the other.
+        // The two lists are disjoint: every dot of `added` is new.
         _ = try saveRecords(
-            txn, key, bytes, dots: added, replacing: removed, keeping: nil, raising: &raises,
+            txn, key, bytes, dots: added, replacing: removed, raising: &raises,
             appending: false, storedAs: nil, layouts: layouts)
     }
 
-    /// Writes a document's bytes `value` and its sorted, unique dots `new` in place of the dots
-    /// `old` (but `keptClear`), raising the versions of the dots added; returns those.
+    /// Writes a document's bytes `value`, whose sorted, unique dots are `new` in place of the
+    /// document's dots `old`, raising the versions of the dots added; returns those. (No dot is a
+    /// record of its own: schema 6 keeps them in the document only.)
     private func saveRecords(
         _ txn: borrowing Transaction, _ key: DocumentKey, _ value: [UInt8], dots new: [Dot],
-        replacing old: [Dot], keeping keptClear: Dot?, raising raises: inout VersionRaises, appending: Bool,
+        replacing old: [Dot], raising raises: inout VersionRaises, appending: Bool,
         storedAs storedKey: [UInt8]?, layouts: LayoutUpkeep
     ) throws -> [Dot] {
         let keyBytes = storedKey ?? spaces.documentKey(key)
-        var bar: [UInt8] = []
-        RecordSpaces.appendUTF8(key.bar.rawValue, to: &bar)
-        // The document first: its key (profile ‖ 0 ‖ d ‖ bar) sorts before its dots' (‖ o ‖), so
-        // a key-ordered import appends both instead of searching the tree for the document.
+        // The document first: its key (profile ‖ 0 ‖ d ‖ bar) sorts before its layout's (‖ l ‖),
+        // so a key-ordered import appends both instead of searching the tree.
         try Self.put(txn, documents, key: keyBytes, value: value, appending: appending)
-        // Its layout (profile ‖ 0 ‖ l ‖ bar) sorts between the document and the dots.
         switch layouts {
         case .none: break
         case .resolve, .resolveWith:
@@ -128,29 +123,17 @@ extension TabKeepStore {
                 _ = try txn.delete(documents, key: spaces.layoutKey(key))
             }
         }
-        var dotKeys = spaces.dotKeys(key.profile)
         var added: [Dot] = []
         added.reserveCapacity(new.count)
         var oldIndex = 0
-        var newIndex = 0
-        while oldIndex < old.count || newIndex < new.count {
-            if newIndex == new.count || (oldIndex < old.count && old[oldIndex] < new[newIndex]) {
-                let dot = old[oldIndex]
-                if dot != keptClear { try txn.delete(dots, key: dotKeys.key(dot)) }
-                oldIndex += 1
-            } else if oldIndex == old.count || new[newIndex] < old[oldIndex] {
-                let dot = new[newIndex]
-                try Self.put(txn, dots, key: dotKeys.key(dot), value: bar, appending: appending)
-                // Added dots are sorted: each replica's last one is its highest, raised once.
-                if let last = added.last, last.replica != dot.replica {
-                    raises.raise(key.profile, last.replica, to: last.sequence)
-                }
-                added.append(dot)
-                newIndex += 1
-            } else {
-                oldIndex += 1
-                newIndex += 1
+        for dot in new {
+            while oldIndex < old.count && old[oldIndex] < dot { oldIndex += 1 }
+            if oldIndex < old.count && old[oldIndex] == dot { continue }
+            // Added dots are sorted: each replica's last one is its highest, raised once.
+            if let last = added.last, last.replica != dot.replica {
+                raises.raise(key.profile, last.replica, to: last.sequence)
             }
+            added.append(dot)
         }
         if let last = added.last { raises.raise(key.profile, last.replica, to: last.sequence) }
         return added
@@ -214,17 +197,16 @@ extension TabKeepStore {
         return last.dot
     }
 
-    /// Indexes the dot of an incoming clear that lost to the stored one (its context was merged
-    /// in), so peers lacking that dot still receive the grown context.
+    /// Raises `key`'s profile's vector to the dot of an incoming clear that lost to the stored one
+    /// (its context was merged into the stored clear's): the store has seen it. A peer lacking that
+    /// dot is sent the profile's changed section, whose every cleared bar's part carries its clear
+    /// with the grown context. Returns the dot when there is one.
     @discardableResult
     func keepClearDot(
-        _ txn: borrowing Transaction, _ key: DocumentKey, incoming: TabBarDocument, merged: TabBarDocument,
+        _ key: DocumentKey, incoming: TabBarDocument, merged: TabBarDocument,
         raising raises: inout VersionRaises
-    ) throws -> [Dot] {
+    ) -> [Dot] {
         guard let dot = Self.clearDot(incoming), dot != Self.clearDot(merged) else { return [] }
-        let dotKey = spaces.dotKey(key.profile, dot)
-        guard try txn.get(dots, key: dotKey) == nil else { return [] }
-        try txn.put(dots, key: dotKey, value: Array(key.bar.rawValue.utf8))
         raises.raise(key.profile, dot.replica, to: dot.sequence)
         return [dot]
     }

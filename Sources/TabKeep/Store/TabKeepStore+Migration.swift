@@ -1,15 +1,16 @@
 import LMDBKit
 
-/// Schemas 1 and 2 → 3 → 4, in place, on the first writing open of an older store.
+/// Schemas 1 to 5 → 6, in place, on the first writing open of an older store.
 extension TabKeepStore {
-    /// Migrates a schema-1 or schema-2 store to schema 3 in one write transaction, so a crash at
+    /// Migrates a schema-1 or schema-2 store to schema 6 in one write transaction, so a crash at
     /// any instant leaves the old schema or the new one, never a mix: LMDB commits the transaction
     /// whole or not at all, and the map grows (the transaction runs again) when the copy needs room.
     ///
-    /// Schema 1 first becomes schema 2 (see `migrate1to2`); then every record of `documents`,
-    /// `dots` and `versions` is copied into `profiles` under its tag, the three are emptied (they
-    /// stay behind, empty, since LMDBKit drops no database), each change-log record gains the
-    /// clock in front of its document key, and `meta`'s schema becomes 3.
+    /// Schema 1 first becomes schema 2 (see `migrate1to2`); then every record of `documents` and
+    /// `versions` is copied into `profiles` under its tag (schema 6 keeps no dot records), the
+    /// three old databases are emptied (they stay behind, empty, since LMDBKit drops no database),
+    /// each change-log record gains the clock in front of its document key, and `meta`'s schema
+    /// becomes the current one (schemas 4 and 5 add records that an older store has none of).
     static func migrate(_ env: Environment, meta: Database, from old: RecordSpaces, to new: RecordSpaces)
         throws(TabKeepError)
     {
@@ -32,16 +33,21 @@ extension TabKeepStore {
         }
     }
 
-    /// Schema 3 → 4: the records stay as they are (a schema-3 store holds no layout records, and
-    /// a document without one is read by decoding it); only `meta`'s schema is raised, in one write
-    /// transaction that reads it again first (another process may have raised it meanwhile).
-    static func raiseSchema(_ env: Environment, meta: Database) throws(TabKeepError) {
+    /// Schemas 3, 4 and 5 → 6, in one write transaction that reads the schema again first
+    /// (another process may have migrated the store meanwhile): the dot records are deleted (the
+    /// documents hold their dots; layout records and the change log's tail, which schemas 4 and 5
+    /// added, are records an older store has none of), and `meta`'s schema is raised. A crash at
+    /// any instant leaves the old schema with every dot record or schema 6 with none.
+    static func raiseSchema(_ env: Environment, meta: Database, spaces: RecordSpaces) throws(TabKeepError) {
         do {
             try env.write { txn in
                 let schema = try txn.get(meta, key: Records.MetaKey.schema).flatMap(Records.uint64)
                 guard let schema, schema >= UInt64(Records.firstTaggedSchema),
                     schema < UInt64(Records.schemaVersion)
                 else { return }
+                if schema < UInt64(Records.firstSchemaWithoutDots) {
+                    try spaces.removeAll(txn, Records.Tag.dot)
+                }
                 try txn.put(
                     meta, key: Records.MetaKey.schema, value: Records.bigEndian(UInt64(Records.schemaVersion))
                 )
@@ -51,7 +57,8 @@ extension TabKeepStore {
         }
     }
 
-    /// Copies the three databases of schema 2 into the tagged tree and empties them; prefixes each
+    /// Copies schema 2's documents and versions into the tagged tree and empties the three old
+    /// databases (the dots go: schema 6 keeps them in the documents only); prefixes each
     /// change-log record with the clock, which schema 3 reads from the log's last record.
     private static func migrate2to3(
         _ txn: borrowing Transaction, meta: Database, changeLog: Database?, from old: RecordSpaces,
@@ -81,7 +88,7 @@ extension TabKeepStore {
             try txn.removeAll(database)
         }
         try copy(old.documents, Records.Tag.document)
-        try copy(old.dots, Records.Tag.dot)
+        try txn.removeAll(old.dots)
         try copy(old.versions, Records.Tag.version)
         let clock = try txn.get(meta, key: Records.MetaKey.clock).flatMap(Records.uint64) ?? 0
         if let changeLog {

@@ -136,9 +136,9 @@ extension TabKeepStore {
     /// Everything of the profiles in `scope` that a peer with the per-profile vectors `peer` lacks;
     /// a profile the peer does not list is one it lacks entirely (everything of it is sent).
     ///
-    /// Found through `dots`: under each profile, for each replica, the dots past the peer's
-    /// sequence point at the documents to send, and each is reduced to the entries the peer lacks.
-    /// A profile whose vector equals the peer's gets no section, unless `includeUnchanged` (a
+    /// A profile whose vector is past the peer's sends each of its documents reduced to the entries
+    /// the peer lacks and the document's clear (a schema-6 store keeps no index of which bar holds
+    /// which dot: a profile's few documents are read instead). A profile whose vector equals the peer's gets no section, unless `includeUnchanged` (a
     /// folder file, read by replicas that need every vector). Nothing outside `scope` is read.
     public func delta(
         after peer: [ProfileID: VersionVector], scope: ProfileScope = .all, includeUnchanged: Bool = false
@@ -234,25 +234,18 @@ extension TabKeepStore {
                 // A profile going whole goes even when both vectors are empty: its section
                 // tells the peer to repair.
                 if now == base && !includeUnchanged && !untrusted { continue }
-                var bars: [BarID] = []
-                for element in now.storage where element.sequence > base[element.replica] {
-                    var range = KeyRange.prefix(
-                        spaces.dotPrefix(profile) + Records.bigEndian(element.replica.rawValue))
-                    range.lower = spaces.dotKey(
-                        profile, Dot(replica: element.replica, sequence: base[element.replica] + 1))
-                    try txn.forEach(dots, in: range) { _, value in
+                // Where the vector holds a dot the peer lacks, every document of the profile: the
+                // part of each is the entries the peer lacks and the clear (see `part(of:after:)`);
+                // one without either stays home. Where it holds none, the peer lacks nothing.
+                var documents: [DocumentDelta] = []
+                if now.storage.contains(where: { $0.sequence > base[$0.replica] }) {
+                    try forEachDocumentRecord(txn, of: profile) { keyBytes, value in
                         rows += 1
-                        let bar = try BarID(String(decoding: value, as: UTF8.self))
-                        if !bars.contains(bar) { bars.append(bar) }
+                        let key = try spaces.documentKey(from: keyBytes)
+                        let part = try Self.part(ofStored: value, key, after: base)
+                        if !part.isEmpty { documents.append(DocumentDelta(key: key, document: part)) }
                         return true
                     }
-                }
-                var documents: [DocumentDelta] = []
-                for bar in bars.sorted() {
-                    rows += 1
-                    let key = DocumentKey(profile: profile, bar: bar)
-                    guard let part = try storedPart(txn, key, after: base) else { continue }
-                    if !part.isEmpty { documents.append(DocumentDelta(key: key, document: part)) }
                 }
                 sections.append(
                     ProfileDelta(
@@ -309,8 +302,8 @@ extension TabKeepStore {
 
     /// The entries of `document` a peer at `peer` lacks, plus the document's clear: a tombstone
     /// is only valid (and only decodes) beside the clear whose context covers it, and a merged
-    /// clear keeps one dot while its context grows, so the document is found through the dots of
-    /// the clears merged into it (see `saveDocument`) and its clear always travels.
+    /// clear keeps one dot while its context grows (the context of a clear that lost to it, whose
+    /// dot only the profile's vector remembers, see `keepClearDot`), so the clear always travels.
     static func part(of document: TabBarDocument, after peer: VersionVector) -> TabBarDocument {
         let part = document.delta(after: peer)
         guard let clear = document.entries.last, clear.key == .cleared, part.entries.last?.key != .cleared
@@ -318,26 +311,24 @@ extension TabKeepStore {
         return (try? TabBarDocument(entries: part.entries + [clear])) ?? part
     }
 
-    /// ``part(of:after:)`` of the document stored under `key`, taken from its bytes
-    /// (``SplicedEdit/part(of:after:)``), or by decoding it when they do not decode (which reports
-    /// them); nil when nothing is stored under `key`.
-    func storedPart(_ txn: borrowing Transaction, _ key: DocumentKey, after base: VersionVector) throws
-        -> TabBarDocument?
+    /// ``part(of:after:)`` of the document stored under `key` as `bytes`, taken from the bytes
+    /// (``SplicedEdit/part(of:after:)``), or by decoding them when they do not decode (which
+    /// reports them).
+    static func part(ofStored bytes: UnsafeRawBufferPointer, _ key: DocumentKey, after base: VersionVector)
+        throws(TabKeepError) -> TabBarDocument
     {
-        let fast = try txn.withValue(documents, key: spaces.documentKey(key)) {
-            bytes -> (stored: Bool, part: TabBarDocument?) in
-            guard let bytes else { return (false, nil) }
-            let stored = bytes.assumingMemoryBound(to: UInt8.self)
-            let part = SplicedEdit.part(of: stored, after: base)
+        let stored = bytes.assumingMemoryBound(to: UInt8.self)
+        if let part = SplicedEdit.part(of: stored, after: base) {
             assert(
-                part == nil
-                    || part == (try? TabBarDocument(decoding: stored)).map { Self.part(of: $0, after: base) },
+                part == (try? TabBarDocument(decoding: stored)).map { Self.part(of: $0, after: base) },
                 "a part taken from the bytes disagrees with the decoded document's")
-            return (true, part)
+            return part
         }
-        guard fast.stored else { return nil }
-        if let part = fast.part { return part }
-        return try loadDocument(txn, key).map { Self.part(of: $0, after: base) }
+        do throws(DocumentDecodingError) {
+            return Self.part(of: try TabBarDocument(decoding: stored), after: base)
+        } catch {
+            throw .corruptDocument(key, error)
+        }
     }
 
     /// Merges a peer's delta in one write transaction: all or nothing. Each profile's section is
@@ -458,9 +449,8 @@ extension TabKeepStore {
                         merged.merge(document.document)
                         if merged == previous { continue }
                         try saveDocument(txn, document.key, merged, previous: previous, raising: &raises)
-                        try keepClearDot(
-                            txn, document.key, incoming: document.document, merged: merged,
-                            raising: &raises)
+                        keepClearDot(
+                            document.key, incoming: document.document, merged: merged, raising: &raises)
                         changed.append(document.key)
                     }
                     guard trusted else { continue }
@@ -743,9 +733,8 @@ extension TabKeepStore {
                         var raises = VersionRaises()
                         var fed = FedKeys(ordered: keyOrdered, spaces: spaces)
                         if mode == .replace {
-                            // Every document fed writes all its dots again; the documents stay until the feed
-                            // passes them, so each fed one is compared with what was stored.
-                            try spaces.removeAll(txn, Records.Tag.dot)
+                            // Every document fed raises the vectors again; the documents stay until the
+                            // feed passes them, so each fed one is compared with what was stored.
                             try spaces.removeAll(txn, Records.Tag.version)
                             // A replace stores no layouts (as into a fresh file): its documents are
                             // read by decoding until their next write.

@@ -237,21 +237,20 @@ extension TabKeepStore {
         }
     }
 
-    /// `profile`'s vector rebuilt from the dots this store holds (the highest held sequence of
+    /// `profile`'s vector rebuilt from the dots its documents hold (the highest held sequence of
     /// each replica), keeping this replica's own entry, which counts the sequences it has issued:
-    /// an under-claim of everything else, which is always safe.
+    /// an under-claim of everything else (superseded entries and clears that lost leave no dot
+    /// behind), which is always safe. A document that does not decode proves nothing and counts
+    /// for nothing (`verify` reports it).
     func provenVector(_ txn: borrowing Transaction, _ profile: ProfileID, own: ReplicaID, issued: UInt64)
         throws -> VersionVector
     {
-        let prefix = spaces.dotPrefix(profile)
         var proven = VersionVector()
-        try txn.forEach(dots, in: .prefix(prefix)) { key, _ in
-            guard key.count == prefix.count + 16 else {
-                throw TabKeepError.corruptMeta("malformed dots record")
+        try forEachDocumentRecord(txn, of: profile) { _, value in
+            guard let document = try? TabBarDocument(decoding: value) else { return true }
+            for dot in document.dots where dot.sequence > proven[dot.replica] {
+                proven[dot.replica] = dot.sequence
             }
-            let replica = ReplicaID(rawValue: Self.bigEndian(key, at: prefix.count))
-            let sequence = Self.bigEndian(key, at: prefix.count + 8)
-            if sequence > proven[replica] { Self.set(&proven, replica, sequence) }
             return true
         }
         if issued > proven[own] { proven[own] = issued }
@@ -259,7 +258,7 @@ extension TabKeepStore {
     }
 
     /// Replaces `profile`'s vector by `vector` (which may lower entries: only a rebuild from the
-    /// dots held does that).
+    /// documents' dots does that).
     func replaceVector(_ txn: borrowing Transaction, _ profile: ProfileID, with vector: VersionVector) throws
     {
         let current = try readVector(txn, of: profile)

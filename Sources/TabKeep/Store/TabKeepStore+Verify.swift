@@ -6,7 +6,7 @@ public struct VerifyReport: Hashable, Sendable {
     public var problems: [String] = []
     /// Documents checked.
     public var documents = 0
-    /// `dots` rows checked.
+    /// Dots the documents hold (each document's entries and clear), checked.
     public var dots = 0
     /// Profiles with a version vector.
     public var profiles = 0
@@ -29,18 +29,21 @@ extension TabKeepStore {
     /// does not hold. It writes nothing, not even to repair. A store changed only through this API
     /// and the tool always verifies clean.
     ///
-    /// - `meta`: schema 5 (2 to 4 in a read-only open of an older store), a nonzero replica id (the open one), a clock, a creation time, and a
-    ///   well-formed identity history and change-log revision.
+    /// - `meta`: schema 6 (2 to 5 in a read-only open of an older store), a nonzero replica id (the
+    ///   open one), a clock, a creation time, and a well-formed identity history and change-log
+    ///   revision.
     /// - the change log's tail (schema 5, in LMDB's main database): keys of its form, records that
     ///   name a document, fewer than 8 consecutive revisions, all after the last of `changes`.
-    /// - `profiles` (schema 3 to 5): every key is profile ‖ 0x00 ‖ a tag (`d`, `l`, `o` or `v`) ‖
-    ///   the rest; every stored layout (`l`) has its document, and where it names the bar's
-    ///   registered catalog, it is that document's layout with that catalog.
+    /// - `profiles` (schema 3 and later): every key is profile ‖ 0x00 ‖ a tag (`d`, `l` or `v`, and
+    ///   `o` up to schema 5) ‖ the rest; every stored layout (`l`) has its document, and where it
+    ///   names the bar's registered catalog, it is that document's layout with that catalog.
     /// - documents: every key is profile ‖ 0x00 ‖ (d) ‖ bar, every value decodes and holds the
     ///   document invariants (tombstones exactly where the clear covers).
-    /// - `dots`: every dot of every document has a row under the document's profile naming its bar;
-    ///   every row names a document that holds that dot — or, for the dot of a clear that lost to
-    ///   another clear (kept so its context still reaches peers), a document that has a clear.
+    /// - dots: no dot is held by two documents of one profile (nor twice by one document, which
+    ///   the document invariants check). Up to schema 5 (read where it is), the `dots` rows too:
+    ///   every dot of every document has a row under the document's profile naming its bar; every
+    ///   row names a document that holds that dot — or, for the dot of a clear that lost to another
+    ///   clear, a document that has a clear.
     /// - `versions`: every row is nonzero; no dot of a profile is past that profile's vector, and this
     ///   replica's own sequence in each profile is at least its highest dot there.
     /// - `catalogs`: every registered catalog decodes.
@@ -53,7 +56,10 @@ extension TabKeepStore {
         func problem(_ text: String) { report.problems.append(text) }
         func name(_ key: DocumentKey) -> String { "document \"\(key.profile)\"/\"\(key.bar)\"" }
 
-        if let schema = try txn.get(meta, key: Records.MetaKey.schema).flatMap(Records.uint64), schema == 1 {
+        let storedSchema = try txn.get(meta, key: Records.MetaKey.schema).flatMap(Records.uint64)
+        // This snapshot's schema, not the open's: another process may have migrated the store since.
+        let dotRecords = storedSchema.map { $0 < UInt64(Records.firstSchemaWithoutDots) } ?? false
+        if let schema = storedSchema, schema == 1 {
             problem(
                 "schema 1 (the first release's layout, not yet migrated): open the store for writing once (an app, or tabkeep set) to migrate it to schema \(Records.schemaVersion)"
             )
@@ -101,12 +107,23 @@ extension TabKeepStore {
 
         // profiles: every key is profile ‖ 0x00 ‖ a known tag ‖ the rest
         if spaces.tagged {
-            let known = [Records.Tag.document, Records.Tag.layout, Records.Tag.dot, Records.Tag.version]
+            var known = [Records.Tag.document, Records.Tag.layout, Records.Tag.version]
+            if dotRecords { known.append(Records.Tag.dot) }
             try txn.forEach(documents) { key, _ in
                 guard let separator = key.firstIndex(of: 0), separator > 0, separator + 1 < key.count,
                     known.contains(key[separator + 1])
                 else {
-                    problem("profiles: a \(key.count)-byte key that is not profile‖0‖d, l, o or v‖…")
+                    if let separator = key.firstIndex(of: 0), separator + 1 < key.count,
+                        key[separator + 1] == Records.Tag.dot
+                    {
+                        problem(
+                            "profiles: a dot record (profile‖0‖o‖…, schema 5 and older) in a schema-\(storedSchema ?? 0) store"
+                        )
+                    } else {
+                        problem(
+                            "profiles: a \(key.count)-byte key that is not profile‖0‖\(dotRecords ? "d, l, o" : "d, l") or v‖…"
+                        )
+                    }
                     return true
                 }
                 return true
@@ -130,7 +147,7 @@ extension TabKeepStore {
         report.profiles = vectors.count
         report.replicas = replicas.count
 
-        // documents, and their dots in `dots`
+        // documents, and (up to schema 5) their dots in `dots`
         var holders: [ProfileID: [Dot: BarID]] = [:]
         var cleared: Set<DocumentKey> = []
         try spaces.forEach(txn, Records.Tag.document) { keyBytes, value in
@@ -154,12 +171,14 @@ extension TabKeepStore {
             let vector = vectors[key.profile] ?? VersionVector()
             let bar = Array(key.bar.rawValue.utf8)
             for dot in document.dots {
+                report.dots += 1
                 if let other = holders[key.profile, default: [:]].updateValue(key.bar, forKey: dot) {
                     problem("\(name(key)): dot \(dot) is also held by bar \"\(other)\"")
                 }
                 if !vector.contains(dot) {
                     problem("\(name(key)): dot \(dot) is past the profile's vector (\(vector[dot.replica]))")
                 }
+                guard dotRecords else { continue }
                 let row = try txn.get(dots, key: spaces.dotKey(key.profile, dot))
                 if row == nil {
                     problem("\(name(key)): dot \(dot) has no row in dots")
@@ -202,9 +221,33 @@ extension TabKeepStore {
             }
         }
 
-        // dots rows that no document holds
+        // dots rows (up to schema 5) that no document holds
+        if dotRecords {
+            try verifyDotRows(txn, holders: holders, cleared: cleared, vectors: vectors, problem)
+        }
+
+        // catalogs
+        try txn.forEach(catalogsDatabase) { key, value in
+            report.catalogs += 1
+            do {
+                _ = try Catalog(decoding: value)
+            } catch {
+                problem(
+                    "catalog of bar \"\(String(decoding: key, as: UTF8.self))\": does not decode: \(error)")
+            }
+            return true
+        }
+        return report
+    }
+
+    /// The `dots` rows of a store of schema 5 or older, read where it is: each names a document
+    /// that holds its dot (or has a clear) and is within its profile's vector.
+    private func verifyDotRows(
+        _ txn: borrowing Transaction, holders: [ProfileID: [Dot: BarID]], cleared: Set<DocumentKey>,
+        vectors: [ProfileID: VersionVector], _ problem: (String) -> Void
+    ) throws {
+        func name(_ key: DocumentKey) -> String { "document \"\(key.profile)\"/\"\(key.bar)\"" }
         try spaces.forEach(txn, Records.Tag.dot) { key, value in
-            report.dots += 1
             guard let (profile, dot) = spaces.dot(from: key) else {
                 problem("dots: a malformed \(key.count)-byte key")
                 return true
@@ -224,19 +267,6 @@ extension TabKeepStore {
             }
             return true
         }
-
-        // catalogs
-        try txn.forEach(catalogsDatabase) { key, value in
-            report.catalogs += 1
-            do {
-                _ = try Catalog(decoding: value)
-            } catch {
-                problem(
-                    "catalog of bar \"\(String(decoding: key, as: UTF8.self))\": does not decode: \(error)")
-            }
-            return true
-        }
-        return report
     }
 }
 

@@ -78,8 +78,8 @@ public final class TabKeepStore: Sendable {
     public var locking: Locking { environment.locking }
 
     let meta: Database
-    /// Where documents, dots and versions are: schema 3's `profiles` tree, or the old layout's
-    /// three databases in a read-only open of a schema-1 or schema-2 store.
+    /// Where documents and versions (and an older store's dots) are: schema 3's `profiles` tree, or
+    /// the old layout's three databases in a read-only open of a schema-1 or schema-2 store.
     let spaces: RecordSpaces
     var documents: Database { spaces.documents }
     var dots: Database { spaces.dots }
@@ -234,7 +234,7 @@ public final class TabKeepStore: Sendable {
             if let migrating {
                 try Self.migrate(environment, meta: meta, from: migrating, to: spaces)
             } else if opened.schema < UInt64(Records.schemaVersion) {
-                try Self.raiseSchema(environment, meta: meta)
+                try Self.raiseSchema(environment, meta: meta, spaces: spaces)
             }
             if opened.isCopy { try takeFreshIdentityIfCopy() }
         }

@@ -8,9 +8,10 @@ enum VerifyCommand {
         summary: "Check a store: documents decode and hold their invariants; dots, versions and meta agree.",
         details: """
             Runs TabKeepStore.verify() in one snapshot: every document decodes and holds its
-            invariants; every dot of every document has a `dots` row under its profile naming its bar,
-            and every row names a document holding that dot (or, for a clear that lost to another, a
-            document with a clear); no dot is past its profile's vector (`versions`); every stored
+            invariants; no dot is held by two documents of a profile, nor past its profile's vector
+            (`versions`); no dot record is left (schema 6 keeps a document's dots in the document; a
+            store of schema 5 or older, read where it is, has its `dots` rows checked: each dot of a
+            document has one naming its bar, each row a document holding its dot or a clear); every stored
             layout has its document and, where it names the registered catalog, is that document's
             layout; `meta` is sane (schema, replica id, clock); every registered catalog decodes.
             Writes nothing. Lists each problem; exit 1 if there is any.
