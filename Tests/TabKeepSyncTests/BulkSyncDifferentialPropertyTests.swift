@@ -68,11 +68,13 @@ import Testing
     {
         let stores = try (0..<3).map { try directory.store("s\(seed)-\($0)") }
         let profiles = (0..<40).map { profile("p\($0 * 7 % 40)") }
-        let bars = [BarID.main, try BarID("side")]
+        // Up to six bars a profile: more records before its versions than a walk steps over
+        // (`RecordSpaces.steppedSkips`), so the walks both step and seek.
+        let bars = [BarID.main, try BarID("side")] + (try ["t1", "t2", "t3", "t4"].map { try BarID($0) })
         for step in 0..<160 {
             let store = stores[Int(random.next() % 3)]
             let user = profiles[Int(random.next() % UInt64(profiles.count))]
-            let bar = bars[Int(random.next() % 2)]
+            let bar = bars[Int(random.next() % (random.next() % 3 == 0 ? 6 : 2))]
             let tabName = ["a", "b", "c", "d", "e", "f", "g"][Int(random.next() % 7)]
             switch random.next() % 6 {
             case 0:

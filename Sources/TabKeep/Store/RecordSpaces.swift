@@ -166,7 +166,8 @@ struct RecordSpaces: Sendable {
 
     /// Calls `body` with every record tagged `tag` whose key is at least `lower`, in key order;
     /// `body` returns false to stop. In the tagged tree, the records of the other kinds are
-    /// skipped with one seek per profile, not read. Keys that carry no tag are passed over (verify
+    /// stepped over, up to ``steppedSkips`` in a row, then skipped with a seek (to the kind, or
+    /// past the profile), not read one by one (an older store's twenty dot records a profile). Keys that carry no tag are passed over (verify
     /// reports them).
     func forEach(
         _ txn: borrowing Transaction, _ tag: UInt8, from lower: [UInt8]? = nil,
@@ -179,6 +180,7 @@ struct RecordSpaces: Sendable {
         try txn.withCursor(documents) { cursor in
             var item = try lower.map { try cursor.seek(atLeast: $0) } ?? cursor.first()
             var target: [UInt8] = []
+            var skipped = 0
             while let current = item {
                 let key = current.key
                 guard let separator = Self.separator(in: key), separator + 1 < key.count else {
@@ -187,9 +189,17 @@ struct RecordSpaces: Sendable {
                 }
                 let found = key[separator + 1]
                 if found == tag {
+                    skipped = 0
                     guard try body(key, current.value) else { return }
                     item = try cursor.next()
+                } else if skipped < Self.steppedSkips {
+                    // A schema-6 profile holds few records of the other kinds (a document and a
+                    // layout a bar, a version a replica): stepping over them costs less than a
+                    // seek, which descends the tree again.
+                    skipped += 1
+                    item = try cursor.next()
                 } else {
+                    skipped = 0
                     // Before this kind: seek to it; past it: seek past the profile (profile ‖ 0x01).
                     // One buffer for every seek of the walk.
                     target.removeAll(keepingCapacity: true)
@@ -205,6 +215,9 @@ struct RecordSpaces: Sendable {
             }
         }
     }
+
+    /// How many records of other kinds a walk steps over before it seeks instead.
+    static let steppedSkips = 4
 
     /// The offset of a key's first 0x00 (the end of its profile), found with `memchr`.
     @inline(__always)
