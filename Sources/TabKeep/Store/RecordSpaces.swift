@@ -167,8 +167,8 @@ struct RecordSpaces: Sendable {
     /// Calls `body` with every record tagged `tag` whose key is at least `lower`, in key order;
     /// `body` returns false to stop. In the tagged tree, the records of the other kinds are
     /// stepped over, up to ``steppedSkips`` in a row, then skipped with a seek (to the kind, or
-    /// past the profile), not read one by one (an older store's twenty dot records a profile). Keys that carry no tag are passed over (verify
-    /// reports them).
+    /// past the profile), not stepped one by one (an older store's twenty dot records a profile).
+    /// Keys that carry no tag are passed over (verify reports them).
     func forEach(
         _ txn: borrowing Transaction, _ tag: UInt8, from lower: [UInt8]? = nil,
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool

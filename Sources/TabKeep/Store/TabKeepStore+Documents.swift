@@ -200,15 +200,13 @@ extension TabKeepStore {
     /// Raises `key`'s profile's vector to the dot of an incoming clear that lost to the stored one
     /// (its context was merged into the stored clear's): the store has seen it. A peer lacking that
     /// dot is sent the profile's changed section, whose every cleared bar's part carries its clear
-    /// with the grown context. Returns the dot when there is one.
-    @discardableResult
+    /// with the grown context.
     func keepClearDot(
         _ key: DocumentKey, incoming: TabBarDocument, merged: TabBarDocument,
         raising raises: inout VersionRaises
-    ) -> [Dot] {
-        guard let dot = Self.clearDot(incoming), dot != Self.clearDot(merged) else { return [] }
+    ) {
+        guard let dot = Self.clearDot(incoming), dot != Self.clearDot(merged) else { return }
         raises.raise(key.profile, dot.replica, to: dot.sequence)
-        return [dot]
     }
 
     /// Calls `body` with every document record (of `profile`, or of every profile) in key order.

@@ -138,8 +138,9 @@ extension TabKeepStore {
     ///
     /// A profile whose vector is past the peer's sends each of its documents reduced to the entries
     /// the peer lacks and the document's clear (a schema-6 store keeps no index of which bar holds
-    /// which dot: a profile's few documents are read instead). A profile whose vector equals the peer's gets no section, unless `includeUnchanged` (a
-    /// folder file, read by replicas that need every vector). Nothing outside `scope` is read.
+    /// which dot: a profile's few documents are read instead). A profile whose vector equals the
+    /// peer's gets no section, unless `includeUnchanged` (a folder file, read by replicas that
+    /// need every vector). Nothing outside `scope` is read.
     public func delta(
         after peer: [ProfileID: VersionVector], scope: ProfileScope = .all, includeUnchanged: Bool = false
     ) throws(TabKeepError) -> StoreDelta {
