@@ -121,12 +121,12 @@ extension TabKeepStore {
             for (bar, catalog) in catalogs { try putCatalog(txn, catalog, for: bar) }
             let requests = try makeRequests(txn)
             var writer = try loadWriteState(txn)
-            var working: [DocumentKey: (previous: TabBarDocument?, current: TabBarDocument)] = [:]
+            var working = SmallMap<DocumentKey, (previous: TabBarDocument?, current: TabBarDocument)>()
             // Documents whose edits were spliced into their stored bytes (``SplicedEdit``): only a
             // key no other request of this commit names, whose edits all build on the stored bytes.
-            var spliced: [DocumentKey: (bytes: [UInt8], removed: [Dot], added: [Dot])] = [:]
+            var spliced = SmallMap<DocumentKey, (bytes: [UInt8], removed: [Dot], added: [Dot])>()
             let repeated = Self.repeatedKeys(requests)
-            var catalogsByBar: [BarID: Catalog] = [:]
+            var catalogsByBar = SmallMap<BarID, Catalog>()
             var results: [Result<Void, TabKeepError>] = []
             results.reserveCapacity(requests.count)
             for request in requests {
@@ -181,7 +181,7 @@ extension TabKeepStore {
                     layouts: Self.layoutUpkeep(key.bar, catalogsByBar))
             }
             if !spliced.isEmpty {
-                for (key, document) in spliced.sorted(by: { $0.key < $1.key }) {
+                try spliced.forEachInKeyOrder { key, document in
                     try saveSpliced(
                         txn, key, document.bytes, removing: document.removed, adding: document.added,
                         raising: &raises, layouts: Self.layoutUpkeep(key.bar, catalogsByBar))
@@ -201,7 +201,7 @@ extension TabKeepStore {
     /// How a commit's write of a document of `bar` keeps its layout record: with the registered
     /// catalog a request already read in this transaction (after the commit's registrations),
     /// else read again.
-    static func layoutUpkeep(_ bar: BarID, _ registered: [BarID: Catalog]) -> LayoutUpkeep {
+    static func layoutUpkeep(_ bar: BarID, _ registered: SmallMap<BarID, Catalog>) -> LayoutUpkeep {
         registered[bar].map { .resolveWith(registered: $0) } ?? .resolve
     }
 

@@ -98,7 +98,7 @@ extension TabKeepStore {
                 meta, key: Records.MetaKey.clock, value: Records.bigEndian(writer.clock.last.rawValue))
         }
         var raises = raises
-        for (profile, sequence) in writer.sequences { raises.raise(profile, writer.id, to: sequence) }
+        writer.sequences.forEach { profile, sequence in raises.raise(profile, writer.id, to: sequence) }
         try writeRaises(txn, &raises)
         return try appendToChangeLog(txn, changed, clock: writer.clock.last.rawValue, after: writer.revision)
     }
@@ -106,8 +106,8 @@ extension TabKeepStore {
     /// Raises `versions` to every sequence in `raises`, each record read and written once, in key
     /// order, and empties `raises`.
     func writeRaises(_ txn: borrowing Transaction, _ raises: inout VersionRaises) throws {
-        for (profile, replicas) in raises.highest.sorted(by: { $0.key < $1.key }) {
-            for (replica, sequence) in replicas.sorted(by: { $0.key < $1.key }) {
+        try raises.highest.forEachInKeyOrder { profile, replicas in
+            try replicas.forEachInKeyOrder { replica, sequence in
                 try raiseVersion(txn, profile, replica, to: sequence)
             }
         }
@@ -241,15 +241,18 @@ struct ReplicaWriteState {
     /// The change log's last revision as this transaction read it, while nothing else has appended
     /// to the log since; nil when it must be read again (a state carried into another file).
     var revision: UInt64?
-    var sequences: [ProfileID: UInt64] = [:]
+    var sequences = SmallMap<ProfileID, UInt64>()
 }
 
 /// The highest sequence per (profile, replica) that one write transaction added: `versions` is
 /// raised once per pair at the end of the transaction instead of a get and a put per document.
 struct VersionRaises {
-    private(set) var highest: [ProfileID: [ReplicaID: UInt64]] = [:]
+    private(set) var highest = SmallMap<ProfileID, SmallMap<ReplicaID, UInt64>>()
 
     mutating func raise(_ profile: ProfileID, _ replica: ReplicaID, to sequence: UInt64) {
-        if sequence > highest[profile]?[replica] ?? 0 { highest[profile, default: [:]][replica] = sequence }
+        var replicas = highest[profile] ?? SmallMap()
+        guard sequence > replicas[replica] ?? 0 else { return }
+        replicas[replica] = sequence
+        highest[profile] = replicas
     }
 }
