@@ -60,10 +60,7 @@ public struct Transaction: ~Copyable {
     )
         throws -> R
     {
-        if key.isEmpty { throw LMDBError.emptyKey }
-        if key.count > environment.maxKeySize {
-            throw LMDBError.keyTooLong(size: key.count, limit: environment.maxKeySize)
-        }
+        try validate(rawKey: key)
         var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
         var data = MDB_val()
         let rc = mdb_get(handle, database.dbi, &k, &data)
@@ -115,6 +112,42 @@ public struct Transaction: ~Copyable {
         }
         try check(rc)
         fill(UnsafeMutableRawBufferPointer(start: data.mv_data, count: count))
+    }
+
+    /// Stores `value` under `key` given as raw bytes (a key built on the stack, say). Wraps
+    /// `mdb_put`.
+    public func put(
+        _ database: Database, rawKey key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer,
+        options: PutOptions = []
+    ) throws(LMDBError) {
+        try reserve(database, rawKey: key, count: value.count, options: options) { buffer in
+            buffer.copyMemory(from: value)
+        }
+    }
+
+    /// ``reserve(_:key:count:options:_:)`` with the key given as raw bytes.
+    public func reserve(
+        _ database: Database, rawKey key: UnsafeRawBufferPointer, count: Int, options: PutOptions = [],
+        _ fill: (UnsafeMutableRawBufferPointer) -> Void
+    ) throws(LMDBError) {
+        guard isWritable else { throw LMDBError.readOnlyTransaction }
+        try validate(rawKey: key)
+        var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var data = MDB_val(mv_size: count, mv_data: nil)
+        try check(mdb_put(handle, database.dbi, &k, &data, options.rawValue | UInt32(MDB_RESERVE)))
+        fill(UnsafeMutableRawBufferPointer(start: data.mv_data, count: count))
+    }
+
+    /// Removes `key`, given as raw bytes; returns whether it was present. Wraps `mdb_del`.
+    @discardableResult
+    public func delete(_ database: Database, rawKey key: UnsafeRawBufferPointer) throws(LMDBError) -> Bool {
+        guard isWritable else { throw LMDBError.readOnlyTransaction }
+        try validate(rawKey: key)
+        var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        let rc = mdb_del(handle, database.dbi, &k, nil)
+        if rc == MDB_NOTFOUND { return false }
+        try check(rc)
+        return true
     }
 
     /// Removes `key`; returns whether it was present. Wraps `mdb_del`.
@@ -201,6 +234,13 @@ public struct Transaction: ~Copyable {
     }
 
     func validate(_ key: [UInt8]) throws(LMDBError) {
+        if key.isEmpty { throw LMDBError.emptyKey }
+        if key.count > environment.maxKeySize {
+            throw LMDBError.keyTooLong(size: key.count, limit: environment.maxKeySize)
+        }
+    }
+
+    func validate(rawKey key: UnsafeRawBufferPointer) throws(LMDBError) {
         if key.isEmpty { throw LMDBError.emptyKey }
         if key.count > environment.maxKeySize {
             throw LMDBError.keyTooLong(size: key.count, limit: environment.maxKeySize)

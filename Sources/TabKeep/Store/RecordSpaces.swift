@@ -100,6 +100,22 @@ struct RecordSpaces: Sendable {
         return key
     }
 
+    /// Calls `body` with ``versionKey(_:_:)`` built on the stack.
+    func withVersionKey<R>(
+        _ profile: ProfileID, _ replica: ReplicaID, _ body: (UnsafeRawBufferPointer) throws -> R
+    ) rethrows -> R {
+        var text = profile.rawValue
+        let profileCount = text.utf8.count
+        let count = profileCount + 1 + tagCount + 8
+        return try withUnsafeTemporaryAllocation(byteCount: count, alignment: 1) { buffer in
+            text.withUTF8 { buffer.copyMemory(from: UnsafeRawBufferPointer($0)) }
+            buffer[profileCount] = 0
+            if tagged { buffer[profileCount + 1] = Records.Tag.version }
+            buffer.storeBytes(of: replica.rawValue.bigEndian, toByteOffset: count - 8, as: UInt64.self)
+            return try body(UnsafeRawBufferPointer(buffer))
+        }
+    }
+
     /// The document key of a document record's key (or, with `tag` ``Records/Tag/layout``, of a
     /// layout record's).
     func documentKey(from key: some Collection<UInt8>, tag: UInt8 = Records.Tag.document) throws

@@ -118,6 +118,24 @@ enum Records {
     /// The tail key of `revision`.
     static func changeTailKey(_ revision: UInt64) -> [UInt8] { changeTailPrefix + bigEndian(revision) }
 
+    /// Calls `body` with ``changeTailKey(_:)`` built on the stack.
+    static func withChangeTailKey<R>(_ revision: UInt64, _ body: (UnsafeRawBufferPointer) throws -> R)
+        rethrows -> R
+    {
+        let prefixCount = changeTailPrefix.count
+        return try withUnsafeTemporaryAllocation(byteCount: prefixCount + 8, alignment: 1) { buffer in
+            changeTailPrefix.withUnsafeBytes { buffer.copyMemory(from: $0) }
+            buffer.storeBytes(of: revision.bigEndian, toByteOffset: prefixCount, as: UInt64.self)
+            return try body(UnsafeRawBufferPointer(buffer))
+        }
+    }
+
+    /// Calls `body` with `value` as 8 big-endian bytes on the stack (how every counter is stored).
+    static func withBigEndian<R>(_ value: UInt64, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R
+    {
+        try withUnsafeBytes(of: value.bigEndian, body)
+    }
+
     /// The first key past every tail key.
     static let changeTailEnd: [UInt8] = {
         var end = changeTailPrefix

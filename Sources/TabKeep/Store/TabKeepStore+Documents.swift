@@ -104,10 +104,16 @@ extension TabKeepStore {
         replacing old: [Dot], raising raises: inout VersionRaises, appending: Bool,
         storedAs storedKey: [UInt8]?, layouts: LayoutUpkeep
     ) throws -> [Dot] {
-        let keyBytes = storedKey ?? spaces.documentKey(key)
         // The document first: its key (profile ‖ 0 ‖ d ‖ bar) sorts before its layout's (‖ l ‖),
-        // so a key-ordered import appends both instead of searching the tree.
-        try Self.put(txn, documents, key: keyBytes, value: value, appending: appending)
+        // so a key-ordered import appends both instead of searching the tree. Keys not given
+        // are built on the stack.
+        if let storedKey {
+            try Self.put(txn, documents, key: storedKey, value: value, appending: appending)
+        } else {
+            try spaces.withDocumentKey(key) { keyBytes in
+                try Self.put(txn, documents, rawKey: keyBytes, value: value, appending: appending)
+            }
+        }
         switch layouts {
         case .none: break
         case .resolve, .resolveWith:
@@ -117,10 +123,13 @@ extension TabKeepStore {
             } else {
                 registered = try registeredCatalogIfAny(txn, bar: key.bar)
             }
-            if let record = registered.flatMap({ Self.layoutRecord(of: value, catalog: $0) }) {
-                try Self.put(txn, documents, key: spaces.layoutKey(key), value: record, appending: appending)
-            } else {
-                _ = try txn.delete(documents, key: spaces.layoutKey(key))
+            let record = registered.flatMap { Self.layoutRecord(of: value, catalog: $0) }
+            try spaces.withKey(key, Records.Tag.layout) { layoutKey in
+                if let record {
+                    try Self.put(txn, documents, rawKey: layoutKey, value: record, appending: appending)
+                } else {
+                    _ = try txn.delete(documents, rawKey: layoutKey)
+                }
             }
         }
         var added: [Dot] = []
@@ -163,6 +172,24 @@ extension TabKeepStore {
             try LayoutDecoder.layout(decoding: buffer, catalog: catalog)
         }
         return layout?.compact?.storedRecord(fingerprint: catalog.fingerprint)
+    }
+
+    /// ``put(_:_:key:value:appending:)`` with the key given as raw bytes.
+    private static func put(
+        _ txn: borrowing Transaction, _ database: Database, rawKey key: UnsafeRawBufferPointer,
+        value: [UInt8], appending: Bool
+    ) throws {
+        try value.withUnsafeBytes { value in
+            if appending {
+                do {
+                    try txn.put(database, rawKey: key, value: value, options: .append)
+                    return
+                } catch LMDBError.keyExists {
+                    // Not past the last key: put it where it belongs.
+                }
+            }
+            try txn.put(database, rawKey: key, value: value)
+        }
     }
 
     /// A put, tried first with `MDB_APPEND` when `appending`.

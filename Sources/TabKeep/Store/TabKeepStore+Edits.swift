@@ -223,14 +223,17 @@ extension TabKeepStore {
     ) throws -> SplicedEdit.Outcome? {
         guard catalog.renames.isEmpty, SplicedEdit.tabs(of: request.edits) != nil else { return nil }
         var scratch = try replica(for: request.key.profile, &writer, txn)
-        let outcome = try txn.withValue(documents, key: spaces.documentKey(request.key)) {
-            bytes throws(EditError) -> SplicedEdit.Outcome? in
-            guard let bytes else { return nil }
-            let stored = bytes.assumingMemoryBound(to: UInt8.self)
-            let outcome = try SplicedEdit.apply(request.edits, to: stored, catalog: catalog, by: &scratch)
-            assert(
-                SplicedEdit.agrees(stored, outcome), "a splice disagrees with the documents it went between")
-            return outcome
+        let outcome = try spaces.withDocumentKey(request.key) { documentKey in
+            try txn.withValue(documents, rawKey: documentKey) {
+                bytes throws(EditError) -> SplicedEdit.Outcome? in
+                guard let bytes else { return nil }
+                let stored = bytes.assumingMemoryBound(to: UInt8.self)
+                let outcome = try SplicedEdit.apply(request.edits, to: stored, catalog: catalog, by: &scratch)
+                assert(
+                    SplicedEdit.agrees(stored, outcome),
+                    "a splice disagrees with the documents it went between")
+                return outcome
+            }
         }
         if outcome != nil { absorb(scratch, for: request.key.profile, into: &writer) }
         return outcome

@@ -7,7 +7,7 @@ extension TabKeepStore {
 
     /// This replica's writer state, as committed (shared by every process on the store).
     func loadWriteState(_ txn: borrowing Transaction) throws -> ReplicaWriteState {
-        guard let stored = try txn.get(meta, key: Records.MetaKey.clock).flatMap(Records.uint64) else {
+        guard let stored = try Self.uint64(txn, meta, key: Records.MetaKey.clock) else {
             throw TabKeepError.corruptMeta("clock missing or malformed")
         }
         // Edits leave `meta` alone: the clock they reached is in the change log's last record.
@@ -17,7 +17,7 @@ extension TabKeepStore {
         // The id as committed, not as this process last saw it: another process may have restored a
         // dump (replace) and taken a fresh id since, and writing under the retired one would reuse
         // sequences its peers already hold.
-        guard let raw = try txn.get(meta, key: Records.MetaKey.replica).flatMap(Records.uint64), raw != 0
+        guard let raw = try Self.uint64(txn, meta, key: Records.MetaKey.replica), raw != 0
         else {
             throw TabKeepError.corruptMeta("replica id missing or malformed")
         }
@@ -33,7 +33,7 @@ extension TabKeepStore {
     /// else the last of `changes`.
     func lastChange(_ txn: borrowing Transaction) throws -> (revision: UInt64, clock: UInt64)? {
         var tail: (revision: UInt64, clock: UInt64)?
-        try txn.forEach(.main, in: Self.tailRange(after: 0), reverse: true) { key, value in
+        try txn.forEach(.main, in: Self.wholeTail, reverse: true) { key, value in
             if let revision = Records.changeTailRevision(key), value.count >= 8 {
                 tail = (revision, Self.bigEndian(value, at: 0))
             }
@@ -56,7 +56,13 @@ extension TabKeepStore {
 
     /// The revision `meta` keeps: a migrated store's floor (schema 3 writes none per edit), else 0.
     private func storedRevision(_ txn: borrowing Transaction) throws -> UInt64 {
-        try txn.get(meta, key: Records.MetaKey.revision).flatMap(Records.uint64) ?? 0
+        try Self.uint64(txn, meta, key: Records.MetaKey.revision) ?? 0
+    }
+
+    /// The 8-byte big-endian counter stored under `key`, read in place; nil when absent or not
+    /// 8 bytes.
+    static func uint64(_ txn: borrowing Transaction, _ database: Database, key: [UInt8]) throws -> UInt64? {
+        try txn.withValue(database, key: key) { $0.flatMap(Records.uint64) }
     }
 
     /// The document key of a change-log record's value (schema 3: after the 8-byte clock).
@@ -119,22 +125,29 @@ extension TabKeepStore {
     )
         throws
     {
-        let key = spaces.versionKey(profile, replica)
-        let current = try txn.get(versions, key: key).flatMap(Records.uint64) ?? 0
-        if sequence > current { try txn.put(versions, key: key, value: Records.bigEndian(sequence)) }
+        try spaces.withVersionKey(profile, replica) { key in
+            let current = try txn.withValue(versions, rawKey: key) { $0.flatMap(Records.uint64) } ?? 0
+            guard sequence > current else { return }
+            try Records.withBigEndian(sequence) { try txn.put(versions, rawKey: key, value: $0) }
+        }
     }
 
     /// The highest sequence of `replica` that `profile`'s vector holds.
     func readSequence(_ txn: borrowing Transaction, _ profile: ProfileID, _ replica: ReplicaID) throws
         -> UInt64
     {
-        try txn.get(versions, key: spaces.versionKey(profile, replica)).flatMap(Records.uint64) ?? 0
+        try spaces.withVersionKey(profile, replica) { key in
+            try txn.withValue(versions, rawKey: key) { $0.flatMap(Records.uint64) }
+        } ?? 0
     }
 
     /// The tail keys of revisions after `revision`.
     static func tailRange(after revision: UInt64) -> KeyRange {
         KeyRange(from: Records.changeTailKey(revision &+ 1), to: Records.changeTailEnd)
     }
+
+    /// ``tailRange(after:)`` of 0, built once: every write transaction reads the tail's last record.
+    static let wholeTail = tailRange(after: 0)
 
     /// Calls `body` with every change-log record after `revision`, in revision order: those of
     /// `changes`, then the tail's (schema 5), until `body` returns false. The revision is nil for a
@@ -195,15 +208,18 @@ extension TabKeepStore {
             try settleTail(txn, into: changeLog)
         }
         var value: [UInt8] = []
+        value.reserveCapacity(72)
         for key in keys {
             revision += 1
             value.removeAll(keepingCapacity: true)
             Records.appendBigEndian(clock, to: &value)
-            value.append(contentsOf: key.bytes)
+            key.withBytes { value.append(contentsOf: $0) }
             if revision <= settled {
                 try txn.put(changeLog, key: Records.bigEndian(revision), value: value)
             } else {
-                try txn.put(.main, key: Records.changeTailKey(revision), value: value)
+                try Records.withChangeTailKey(revision) { tailKey in
+                    try value.withUnsafeBytes { try txn.put(.main, rawKey: tailKey, value: $0) }
+                }
             }
             if revision > limit && (revision - limit) % batch == 0 {
                 let end = revision - limit
@@ -219,7 +235,7 @@ extension TabKeepStore {
     /// Moves every tail record into `changes`, under the same revision.
     private func settleTail(_ txn: borrowing Transaction, into changeLog: Database) throws {
         var records: [(key: [UInt8], revision: UInt64, value: [UInt8])] = []
-        try txn.forEach(.main, in: Self.tailRange(after: 0)) { key, value in
+        try txn.forEach(.main, in: Self.wholeTail) { key, value in
             if let revision = Records.changeTailRevision(key) {
                 records.append((Array(key), revision, Array(value)))
             }
