@@ -17,8 +17,8 @@ import Testing
         var random = SplitMix64(seed: 0x57AC)
         let pieces = ["a", "Z", "9", "-", "é", "tab", "0123456789abcdef", "ü", "_"]
         func text() -> String {
-            "p" + (0..<Int(random.next() % 4)).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }
-                .joined()
+            let count = Int(random.next() % 4)
+            return "p" + (0..<count).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }.joined()
         }
         for _ in 0..<3_000 {
             let key = DocumentKey(profile: try ProfileID(text()), bar: try BarID(text()))
