@@ -174,7 +174,7 @@ extension TabKeepStore {
         return layout?.compact?.storedRecord(fingerprint: catalog.fingerprint)
     }
 
-    /// ``put(_:_:key:value:appending:)`` with the key given as raw bytes.
+    /// A put, tried first with `MDB_APPEND` when `appending`, of a key given as raw bytes.
     private static func put(
         _ txn: borrowing Transaction, _ database: Database, rawKey key: UnsafeRawBufferPointer,
         value: [UInt8], appending: Bool
@@ -196,15 +196,9 @@ extension TabKeepStore {
     private static func put(
         _ txn: borrowing Transaction, _ database: Database, key: [UInt8], value: [UInt8], appending: Bool
     ) throws {
-        if appending {
-            do {
-                try txn.put(database, key: key, value: value, options: .append)
-                return
-            } catch LMDBError.keyExists {
-                // Not past the last key: put it where it belongs.
-            }
+        try key.withUnsafeBytes { key in
+            try put(txn, database, rawKey: key, value: value, appending: appending)
         }
-        try txn.put(database, key: key, value: value)
     }
 
     /// A sorted list without repeats.
