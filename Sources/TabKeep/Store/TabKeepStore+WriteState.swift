@@ -266,9 +266,8 @@ struct VersionRaises {
     private(set) var highest = SmallMap<ProfileID, SmallMap<ReplicaID, UInt64>>()
 
     mutating func raise(_ profile: ProfileID, _ replica: ReplicaID, to sequence: UInt64) {
-        var replicas = highest[profile] ?? SmallMap()
-        guard sequence > replicas[replica] ?? 0 else { return }
-        replicas[replica] = sequence
-        highest[profile] = replicas
+        // In place: a profile's map of several replicas is not copied for each raise.
+        guard sequence > highest[profile]?[replica] ?? 0 else { return }
+        highest[profile, default: SmallMap()][replica] = sequence
     }
 }

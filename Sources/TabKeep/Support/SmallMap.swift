@@ -7,8 +7,8 @@
 /// The twin is `Dictionary` itself: `SmallMapDifferentialPropertyTests` runs the same random
 /// inserts, updates and removals on both and compares every read.
 struct SmallMap<Key: Hashable, Value> {
-    /// The first key stored while no other was, else nil (then every key is in `rest`, or some
-    /// are: a key is in one place only).
+    /// One key held inline (the one stored while the slot was empty), or nil. Every other key is
+    /// in `rest`; no key is in both.
     private var first: (key: Key, value: Value)?
     /// Every other key (an empty `Dictionary` allocates nothing).
     private var rest: [Key: Value] = [:]
@@ -39,10 +39,21 @@ struct SmallMap<Key: Hashable, Value> {
         }
     }
 
-    /// The value of `key`, or `defaultValue` (stored first) when there is none, for in-place updates.
+    /// The value of `key`, or `defaultValue` (stored first) when there is none, updated in place.
     subscript(key: Key, default defaultValue: @autoclosure () -> Value) -> Value {
         get { self[key] ?? defaultValue() }
-        set { self[key] = newValue }
+        _modify {
+            if let stored = first, stored.key == key {
+                yield &first!.value
+            } else if !rest.isEmpty, rest[key] != nil {
+                yield &rest[key]!
+            } else if first == nil {
+                first = (key, defaultValue())
+                yield &first!.value
+            } else {
+                yield &rest[key, default: defaultValue()]
+            }
+        }
     }
 
     /// Calls `body` with every key and value, in no particular order.
