@@ -103,15 +103,9 @@ public struct Transaction: ~Copyable {
         _ database: Database, key: [UInt8], count: Int, options: PutOptions = [],
         _ fill: (UnsafeMutableRawBufferPointer) -> Void
     ) throws(LMDBError) {
-        guard isWritable else { throw LMDBError.readOnlyTransaction }
-        try validate(key)
-        var data = MDB_val(mv_size: count, mv_data: nil)
-        let rc = key.withUnsafeBytes { raw in
-            var k = MDB_val(mv_size: raw.count, mv_data: UnsafeMutableRawPointer(mutating: raw.baseAddress))
-            return mdb_put(handle, database.dbi, &k, &data, options.rawValue | UInt32(MDB_RESERVE))
+        try Self.withBytes(of: key) { (raw) throws(LMDBError) in
+            try reserve(database, rawKey: raw, count: count, options: options, fill)
         }
-        try check(rc)
-        fill(UnsafeMutableRawBufferPointer(start: data.mv_data, count: count))
     }
 
     /// Stores `value` under `key` given as raw bytes (a key built on the stack, say). Wraps
@@ -153,15 +147,7 @@ public struct Transaction: ~Copyable {
     /// Removes `key`; returns whether it was present. Wraps `mdb_del`.
     @discardableResult
     public func delete(_ database: Database, key: [UInt8]) throws(LMDBError) -> Bool {
-        guard isWritable else { throw LMDBError.readOnlyTransaction }
-        try validate(key)
-        let rc = key.withUnsafeBytes { raw in
-            var k = MDB_val(mv_size: raw.count, mv_data: UnsafeMutableRawPointer(mutating: raw.baseAddress))
-            return mdb_del(handle, database.dbi, &k, nil)
-        }
-        if rc == MDB_NOTFOUND { return false }
-        try check(rc)
-        return true
+        try Self.withBytes(of: key) { (raw) throws(LMDBError) in try delete(database, rawKey: raw) }
     }
 
     /// Removes every key of `database`, keeping the database. Wraps `mdb_drop(…, 0)`.
@@ -233,11 +219,16 @@ public struct Transaction: ~Copyable {
         return result
     }
 
+    /// Calls `body` with the bytes of `key`, keeping its typed error (`Array.withUnsafeBytes`
+    /// would widen it to `any Error`): how each array-key method hands over to its raw-key twin.
+    static func withBytes<R>(
+        of key: [UInt8], _ body: (UnsafeRawBufferPointer) throws(LMDBError) -> R
+    ) throws(LMDBError) -> R {
+        try key.withUnsafeBytes { raw in Result { () throws(LMDBError) in try body(raw) } }.get()
+    }
+
     func validate(_ key: [UInt8]) throws(LMDBError) {
-        if key.isEmpty { throw LMDBError.emptyKey }
-        if key.count > environment.maxKeySize {
-            throw LMDBError.keyTooLong(size: key.count, limit: environment.maxKeySize)
-        }
+        try Self.withBytes(of: key) { (raw) throws(LMDBError) in try validate(rawKey: raw) }
     }
 
     func validate(rawKey key: UnsafeRawBufferPointer) throws(LMDBError) {

@@ -166,6 +166,54 @@ struct EnvironmentTests {
         try env.write { txn throws in try txn.put(items, key: Array(long.prefix(511)), value: [1]) }
     }
 
+    /// The raw-key twins (keys built on the stack) store, read and delete what the array-key
+    /// methods do, and refuse the same keys and transactions with the same errors, changing nothing.
+    @Test func rawKeyMethodsMatchTheArrayKeyOnes() throws {
+        let env = try open()
+        let items = try env.database("items")
+        func put(_ txn: borrowing Transaction, _ key: [UInt8], _ value: [UInt8]) throws {
+            try key.withUnsafeBytes { k in
+                try value.withUnsafeBytes { try txn.put(items, rawKey: k, value: $0) }
+            }
+        }
+        func reserve(_ txn: borrowing Transaction, _ key: [UInt8], _ value: [UInt8]) throws {
+            try key.withUnsafeBytes { k in
+                try txn.reserve(items, rawKey: k, count: value.count) { $0.copyBytes(from: value) }
+            }
+        }
+        func delete(_ txn: borrowing Transaction, _ key: [UInt8]) throws -> Bool {
+            try key.withUnsafeBytes { try txn.delete(items, rawKey: $0) }
+        }
+        func get(_ txn: borrowing Transaction, _ key: [UInt8]) throws -> [UInt8]? {
+            try key.withUnsafeBytes { try txn.withValue(items, rawKey: $0) { $0.map { Array($0) } } }
+        }
+        let key: [UInt8] = [0x6B, 0x00, 0xFF]
+        try env.write { txn throws in try put(txn, key, [9, 8, 7]) }
+        #expect(try env.read { txn throws in try txn.get(items, key: key) } == [9, 8, 7])
+        #expect(try env.read { txn throws in try get(txn, key) } == [9, 8, 7])
+        try env.write { txn throws in try reserve(txn, key, [1, 2]) }
+        #expect(try env.read { txn throws in try txn.get(items, key: key) } == [1, 2])
+        let long = [UInt8](repeating: 0x61, count: 512)
+        for bad in [[], long] {
+            let expected: LMDBError = bad.isEmpty ? .emptyKey : .keyTooLong(size: 512, limit: 511)
+            #expect(throws: expected) { try env.write { txn throws in try put(txn, bad, [1]) } }
+            #expect(throws: expected) { try env.write { txn throws in try reserve(txn, bad, [1]) } }
+            #expect(throws: expected) { try env.write { txn throws in try delete(txn, bad) } }
+            #expect(throws: expected) { try env.read { txn throws in try get(txn, bad) } }
+        }
+        #expect(throws: LMDBError.readOnlyTransaction) {
+            try env.read { txn throws in try put(txn, key, [1]) }
+        }
+        #expect(throws: LMDBError.readOnlyTransaction) {
+            try env.read { txn throws in try reserve(txn, key, [1]) }
+        }
+        #expect(throws: LMDBError.readOnlyTransaction) { try env.read { txn throws in try delete(txn, key) } }
+        #expect(try env.read { txn throws in try txn.get(items, key: key) } == [1, 2])
+        #expect(try env.write { txn throws in try delete(txn, key) })
+        #expect(try !env.write { txn throws in try delete(txn, key) })
+        #expect(try env.read { txn throws in try txn.get(items, key: key) } == nil)
+    }
+
     @Test func unknownDatabasesAndReadOnlyWritesAreRefused() throws {
         let env = try open()
         #expect(throws: LMDBError.unknownDatabase("nope")) { try env.database("nope") }
